@@ -1,0 +1,122 @@
+# envshim - GNU make, no configure step.  Packagers: PREFIX=... DESTDIR=...
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+LIBDIR		?= $(PREFIX)/lib
+LIBEXECDIR	?= $(PREFIX)/libexec
+MANDIR		?= $(PREFIX)/share/man
+DOCDIR		?= $(PREFIX)/share/doc/envshim
+SYSCONFDIR	?= /etc
+VERSION		:= 0.1.0
+
+CC		?= cc
+CFLAGS		?= -O2 -g
+B		:= build
+
+ES_WARN		:= -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \
+		   -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith \
+		   -Wimplicit-fallthrough
+ES_CFLAGS	:= -std=c11 -D_GNU_SOURCE -Iinclude $(ES_WARN) \
+		   -fstack-protector-strong -fno-common -MMD -MP \
+		   -DES_VERSION='"$(VERSION)"' \
+		   -DES_LIBDIR='"$(LIBDIR)/envshim"' \
+		   -DES_LIBEXECDIR='"$(LIBEXECDIR)/envshim"' \
+		   -DES_SYSCONFDIR='"$(SYSCONFDIR)"'
+ES_LDFLAGS	:= -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack
+
+# The pure core: no hooks, no I/O, no globals.  Linked into everything.
+CORE		:= policy parse names shapes sniff audit
+# Reading policy files from disk (constructor, command, helper).
+LOAD		:= load
+LIB_OBJS	:= $(addprefix $(B)/pic/,$(addsuffix .o,interpose $(LOAD) $(CORE)))
+CMD_SRCS	:= shim/envshim.c $(sort $(wildcard shim/cmd_*.c))
+CMD_OBJS	:= $(patsubst shim/%.c,$(B)/obj/%.o,$(CMD_SRCS)) \
+		   $(addprefix $(B)/obj/,$(addsuffix .o,$(LOAD) $(CORE)))
+SBX_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,sandbox $(LOAD) $(CORE)))
+CORE_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,$(LOAD) $(CORE)))
+
+UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS	:= $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
+ASAN_BINS	:= $(patsubst tests/unit/%.c,$(B)/asan/%,$(UNIT_SRCS))
+PROG_SRCS	:= $(sort $(wildcard tests/progs/*.c))
+PROG_BINS	:= $(patsubst tests/progs/%.c,$(B)/progs/%,$(PROG_SRCS))
+ASAN_FLAGS	:= -fsanitize=address,undefined -fno-omit-frame-pointer \
+		   -fno-sanitize-recover=all
+
+PRODUCTS	:= $(B)/libenvshim.so $(B)/envshim $(B)/envshim-sandbox
+
+all: $(PRODUCTS)
+
+$(B)/pic/%.o: shim/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ES_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -c -o $@ $<
+
+$(B)/obj/%.o: shim/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ES_CFLAGS) -fPIE $(CFLAGS) -c -o $@ $<
+
+$(B)/libenvshim.so: $(LIB_OBJS) shim/libenvshim.map
+	$(CC) -shared -Wl,--version-script=shim/libenvshim.map \
+	    -Wl,--no-undefined $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) \
+	    -o $@ $(LIB_OBJS) -ldl
+
+$(B)/envshim: $(CMD_OBJS)
+	$(CC) -pie $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS)
+
+$(B)/envshim-sandbox: $(SBX_OBJS)
+	$(CC) -pie $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(SBX_OBJS)
+
+# ---- tests ----
+
+$(B)/tests/%: tests/unit/%.c $(CORE_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ES_CFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
+	    $(CORE_OBJS) -lcmocka
+
+$(B)/asan/%: tests/unit/%.c $(addprefix shim/,$(addsuffix .c,$(LOAD) $(CORE)))
+	@mkdir -p $(@D)
+	$(CC) $(ES_CFLAGS) -O1 -g $(ASAN_FLAGS) -Wno-missing-prototypes -o $@ \
+	    $< $(addprefix shim/,$(addsuffix .c,$(LOAD) $(CORE))) -lcmocka
+
+# Small real programs the bats tests run under the shim; static_* are
+# linked statically on purpose (the shim cannot enter them).
+$(B)/progs/static_%: tests/progs/static_%.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -static \
+	    -o $@ $< -pthread
+$(B)/progs/%: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
+	    -o $@ $< -pthread -ldl
+
+deps:
+	@tests/deps.sh
+
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+unit-asan: $(ASAN_BINS)
+	@set -e; for t in $(ASAN_BINS); do echo "== $$t (ASan+UBSan)"; \
+	    ASAN_OPTIONS=detect_leaks=1 $$t; done
+
+# The same sources must build warning-free under clang too.
+clang-build:
+	@command -v clang >/dev/null || { echo "clang not found" >&2; exit 1; }
+	$(MAKE) --no-print-directory B=$(B)/clang CC=clang $(B)/clang/libenvshim.so \
+	    $(B)/clang/envshim $(B)/clang/envshim-sandbox
+
+bats: all $(PROG_BINS)
+	bats --print-output-on-failure tests/bats
+
+check: deps
+	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory clang-build
+	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory unit-asan
+	$(MAKE) --no-print-directory bats
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all deps unit unit-asan clang-build bats check clean
+
+-include $(wildcard $(B)/obj/*.d $(B)/pic/*.d)

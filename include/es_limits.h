@@ -1,0 +1,25 @@
+/*
+ * es_limits.h - every fixed capacity of envshim, in one place.
+ *
+ * A capacity that is reached is an error returned to the caller, never a
+ * silent truncation.  None of these bound the size of an environment: the
+ * filter takes caller memory sized by es_filter_scratch().
+ */
+#ifndef ES_LIMITS_H
+#define ES_LIMITS_H
+
+#define ES_MAX_LAYERS		8	/* builtin, /etc, ~/.config, --policy, env text */
+#define ES_MAX_RULES		512	/* drop/keep/secret-*/capability/changed lines */
+#define ES_MAX_SETS		64	/* set NAME=VALUE lines */
+#define ES_MAX_PATHS		64	/* each of rw, ro, hide */
+#define ES_MAX_SHELLS		32	/* extra shell names */
+#define ES_POLICY_TEXT_MAX	65536	/* bytes of one policy file */
+#define ES_PATTERN_MAX		255	/* bytes of one pattern */
+#define ES_SNAPSHOT_MAX		256	/* tracked names in the launch snapshot */
+#define ES_SAFE_VALUE_MAX	4096	/* always-kept values longer than this drop */
+#define ES_PATH_MAX		4096	/* a file name */
+#define ES_LOG_LINE		8192	/* one audit record, one write(2) */
+#define ES_STACK_ENV		512	/* envp entries handled on the stack; more: mmap */
+#define ES_MAX_ARGS		4096	/* execl-family arguments */
+
+#endif

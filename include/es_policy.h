@@ -1,0 +1,195 @@
+/*
+ * es_policy.h - the pure core of envshim: policy, launch snapshot, filter.
+ *
+ * Everything declared here is pure: no hooks, no mutable globals, no I/O,
+ * no allocation.  Functions marked AS-safe may run between fork/vfork and
+ * exec; they touch only their arguments and const tables.
+ */
+#ifndef ES_POLICY_H
+#define ES_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "es_limits.h"
+
+#define ES_POLICY_ARENA	65536	/* bytes for every string a policy holds */
+
+enum es_action {
+	ES_KEEP = 0,
+	ES_DROP,
+	ES_REWRITE		/* kept with a new value (PATH, proxy userinfo) */
+};
+
+/* Why a variable was kept, dropped or rewritten.  Names: es_reason_name(). */
+enum es_reason {
+	ES_R_DEFAULT = 0,	/* "default": no rule matched, kept */
+	ES_R_SAFE,		/* "safe": on the always-keep list, value passed */
+	ES_R_INJECTION,		/* "injection" */
+	ES_R_SECRET_NAME,	/* "secret-name" */
+	ES_R_SECRET_VALUE,	/* "secret-value" */
+	ES_R_CAPABILITY,	/* "capability" */
+	ES_R_CHANGED,		/* "changed": Tier B added/changed vs launch */
+	ES_R_POLICY,		/* "policy": a user drop/keep/set rule */
+	ES_R_MALFORMED,		/* "malformed": no '=', or empty name */
+	ES_R_UNSAFE_VALUE,	/* "unsafe-value": always-keep name, bad value */
+	ES_R_DUPLICATE,		/* "duplicate": later copy of a kept name */
+	ES_R_LOCKED,		/* "locked": ENVSHIM_* or a forced name */
+	ES_R_NORMALISED,	/* "normalised": PATH entries cleaned */
+	ES_R_AGENT,		/* "agent": kept because the target is the agent */
+	ES_R__COUNT
+};
+
+enum es_rule_kind {
+	ES_RULE_DROP = 1,	/* drop PATTERN         -> policy */
+	ES_RULE_KEEP,		/* keep PATTERN         -> keep, beats heuristics */
+	ES_RULE_INJECTION,	/* injection PATTERN    -> injection */
+	ES_RULE_SECRET_NAME,	/* secret-name PATTERN  -> secret-name */
+	ES_RULE_SECRET_VALUE,	/* secret-value LITERAL -> secret-value (in value) */
+	ES_RULE_CAPABILITY,	/* capability PATTERN   -> capability */
+	ES_RULE_CHANGED		/* changed PATTERN      -> Tier B */
+};
+
+enum es_mode { ES_MODE_ENFORCE = 0, ES_MODE_AUDIT };
+enum es_sandbox_mode { ES_SANDBOX_REQUIRED = 0, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF };
+enum es_unfollow { ES_UNFOLLOW_SANDBOX = 0, ES_UNFOLLOW_REFUSE, ES_UNFOLLOW_ALLOW };
+enum es_log_kind { ES_LOG_DEFAULT = 0, ES_LOG_PATH, ES_LOG_STDERR, ES_LOG_SYSLOG, ES_LOG_OFF };
+
+/*
+ * Name patterns: '*' matches any run of characters, compared ASCII
+ * case-insensitively against the whole name ("AWS_*", "*_TOKEN", "PAGER").
+ */
+struct es_rule {
+	unsigned char	 kind;		/* enum es_rule_kind */
+	unsigned char	 layer;		/* index into es_policy.layer_name */
+	unsigned short	 len;		/* strlen(pat) */
+	unsigned int	 line;		/* line in that layer's file */
+	const char	*pat;		/* into arena */
+};
+
+/* A path-valued or string-valued setting, with where it came from. */
+struct es_item {
+	unsigned char	 layer;
+	unsigned int	 line;
+	const char	*s;		/* into arena; for sets "NAME=VALUE" */
+};
+
+/*
+ * The compiled policy.  Self-contained (strings live in arena), so it can be
+ * a static object filled by a constructor and only read afterwards.
+ * Scalars record the layer that last set them (*_layer, 0 = builtin).
+ */
+struct es_policy {
+	unsigned char	 mode, sandbox, unfollowable, network, protect_self, log;
+	unsigned char	 mode_layer, sandbox_layer, unfollowable_layer;
+	unsigned char	 network_layer, protect_self_layer, log_layer;
+	const char	*log_path;		/* when log == ES_LOG_PATH */
+	size_t		 nlayers;
+	const char	*layer_name[ES_MAX_LAYERS];	/* [0] = "builtin" */
+	size_t		 nrules;
+	struct es_rule	 rules[ES_MAX_RULES];	/* file order; last match wins */
+	size_t		 nsets, nrw, nro, nhide, nshells;
+	struct es_item	 sets[ES_MAX_SETS];
+	struct es_item	 rw[ES_MAX_PATHS];
+	struct es_item	 ro[ES_MAX_PATHS];
+	struct es_item	 hide[ES_MAX_PATHS];
+	struct es_item	 shells[ES_MAX_SHELLS];
+	size_t		 arena_used;
+	char		 arena[ES_POLICY_ARENA];
+};
+
+/* Where a parse failed: "file:line: what". */
+struct es_parse_err {
+	const char	*file;		/* the layer name given to es_policy_parse */
+	unsigned int	 line;		/* 0 = the file as a whole */
+	char		 what[200];
+};
+
+/* Values of the tracked (Tier B) variables at launch, as hashes only. */
+struct es_snapshot {
+	size_t		 n;
+	uint64_t	 name[ES_SNAPSHOT_MAX];	/* es_hash of the exact name */
+	uint64_t	 value[ES_SNAPSHOT_MAX];	/* es_hash of the value */
+};
+
+/* One input entry's fate. */
+struct es_verdict {
+	unsigned char	 action;	/* enum es_action */
+	unsigned char	 reason;	/* enum es_reason */
+};
+
+/* Flags for es_filter. */
+#define ES_F_AGENT	0x1	/* target is the agent itself: keep secrets, capabilities */
+
+/* ---- policy.c / parse.c: building and printing a policy ---- */
+
+/* Builtin defaults, one layer ("builtin").  Always succeeds. */
+void	es_policy_init(struct es_policy *);
+
+/*
+ * Parses one layer of policy text (not NUL-terminated; len bytes) on top of
+ * what p holds.  origin names the layer in errors and in es_policy_format.
+ * Returns 0, or -1 with *err filled (p is then unusable: start over).
+ */
+int	es_policy_parse(struct es_policy *p, const char *text, size_t len,
+	    const char *origin, struct es_parse_err *err);
+
+#define ES_FMT_BUILTIN	0x1	/* include the compiled-in lists */
+#define ES_FMT_ORIGIN	0x2	/* "# origin:line" after each line */
+/*
+ * Writes the effective policy as policy text.  Without ES_FMT_BUILTIN it
+ * writes only what the non-builtin layers said, in a form es_policy_parse
+ * reads back to the same policy.  Returns the length (excluding the NUL) or
+ * -1 when buf is too small.
+ */
+long	es_policy_format(const struct es_policy *, unsigned int flags,
+	    char *buf, size_t len);
+
+/* ---- policy.c: decisions.  All AS-safe. ---- */
+
+const char *es_reason_name(unsigned int reason);
+const char *es_action_name(unsigned int action);
+
+/* FNV-1a 64 over n bytes. */
+uint64_t es_hash(const char *s, size_t n);
+
+/* Records the tracked variables of envp (first copy of each name). */
+void	es_snapshot_take(const struct es_policy *, char *const envp[],
+	    struct es_snapshot *);
+/* "hhhh...:hhhh...,..." (16 hex digits each).  Returns length or -1. */
+long	es_snapshot_encode(const struct es_snapshot *, char *buf, size_t len);
+/* Returns 0, or -1 on a malformed encoding (snapshot then empty). */
+int	es_snapshot_decode(const char *text, struct es_snapshot *);
+
+/* Bytes of scratch es_filter needs for n entries totalling bytes of text. */
+size_t	es_filter_scratch(size_t n, size_t bytes);
+
+/*
+ * Filters envp (n entries; NULL entries are skipped) into out.
+ *   snap:   the launch snapshot; NULL means nothing counts as changed.
+ *   forced: NULL-terminated "NAME=VALUE" entries put first in out; any input
+ *           with one of their names is dropped as locked.  May be NULL.
+ *   out:    room for outcap pointers; receives the forced entries, the kept
+ *           entries (pointers to the input strings, or to scratch for
+ *           rewrites), the policy's set entries, and a NULL.
+ *   v:      if not NULL, n verdicts, one per input entry.
+ *   scratch/scratchlen: at least es_filter_scratch(n, total bytes of envp).
+ * Values of dropped entries are never copied.  Returns the number of
+ * entries in out (without the NULL), or -1 when out or scratch is too small.
+ */
+long	es_filter(const struct es_policy *, const struct es_snapshot *snap,
+	    unsigned int flags, char *const envp[], size_t n,
+	    const char *const forced[], const char **out, size_t outcap,
+	    struct es_verdict *v, void *scratch, size_t scratchlen);
+
+/* ---- shapes.c ---- */
+
+/*
+ * Does value contain a secret by shape (the builtin shapes, and the policy's
+ * secret-value literals if p is not NULL)?  Returns 1 or 0; *what (if not
+ * NULL) gets the shape's name ("github-pat", "url-userinfo", ...).  AS-safe.
+ */
+int	es_secret_value(const struct es_policy *p, const char *value,
+	    size_t len, const char **what);
+
+#endif

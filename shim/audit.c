@@ -1,0 +1,1 @@
+/* audit.c: not written yet. */

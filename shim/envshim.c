@@ -1,0 +1,1 @@
+/* envshim.c: not written yet. */

@@ -1,0 +1,1 @@
+/* interpose.c: not written yet. */

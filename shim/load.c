@@ -1,0 +1,1 @@
+/* load.c: not written yet. */

@@ -1,0 +1,1 @@
+/* parse.c: not written yet. */

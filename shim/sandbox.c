@@ -1,0 +1,1 @@
+/* sandbox.c: not written yet. */

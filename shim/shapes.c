@@ -1,0 +1,1 @@
+/* shapes.c: not written yet. */

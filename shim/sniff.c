@@ -1,0 +1,1 @@
+/* sniff.c: not written yet. */
