@@ -1,0 +1,33 @@
+/*
+ * es_load.h - policy layers from disk and from the environment.
+ *
+ * Not pure (it opens files), and not for the exec path: the constructor,
+ * the command and the helper call it once, before any hook can run.
+ */
+#ifndef ES_LOAD_H
+#define ES_LOAD_H
+
+#include "es_policy.h"
+
+/*
+ * The launch root's layers: builtin, SYSCONFDIR/envshim/policy,
+ * ${XDG_CONFIG_HOME:-$HOME/.config}/envshim/policy (both optional), then
+ * userfile if not NULL (required).  A file that is not regular, is group-
+ * or world-writable, or is owned by neither the caller nor root is refused.
+ * Returns 0, or -1 with *err filled.
+ */
+int	es_policy_load_root(struct es_policy *, const char *userfile,
+	    struct es_parse_err *err);
+
+/* Builtin, then one file with the checks above (envshim-sandbox --policy). */
+int	es_policy_load_file(struct es_policy *, const char *path,
+	    struct es_parse_err *err);
+
+/* Builtin, then text (the ENVSHIM_CONFIG a launch root handed down). */
+int	es_policy_load_text(struct es_policy *, const char *text,
+	    const char *origin, struct es_parse_err *err);
+
+/* "file:line: what" (or "file: what" for line 0) into buf.  Returns buf. */
+char	*es_parse_err_str(const struct es_parse_err *, char *buf, size_t len);
+
+#endif
