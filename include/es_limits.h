@@ -9,7 +9,7 @@
 #define ES_LIMITS_H
 
 #define ES_MAX_LAYERS		8	/* builtin, /etc, ~/.config, --policy, env text */
-#define ES_MAX_RULES		512	/* drop/keep/secret-*/capability/changed lines */
+#define ES_MAX_RULES		512	/* drop, keep, secret-name, ... lines */
 #define ES_MAX_SETS		64	/* set NAME=VALUE lines */
 #define ES_MAX_PATHS		64	/* each of rw, ro, hide */
 #define ES_MAX_SHELLS		32	/* extra shell names */
