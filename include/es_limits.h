@@ -15,6 +15,7 @@
 #define ES_MAX_SHELLS		32	/* extra shell names */
 #define ES_POLICY_TEXT_MAX	65536	/* bytes of one policy file */
 #define ES_PATTERN_MAX		255	/* bytes of one pattern */
+#define ES_LITERAL_MAX		1024	/* bytes of one secret-value literal */
 #define ES_SNAPSHOT_MAX		256	/* tracked names in the launch snapshot */
 #define ES_SAFE_VALUE_MAX	4096	/* always-kept values longer than this drop */
 #define ES_PATH_MAX		4096	/* a file name */
