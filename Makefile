@@ -114,9 +114,15 @@ check: deps
 	$(MAKE) --no-print-directory unit-asan
 	$(MAKE) --no-print-directory bats
 
+# Benchmarks against the floor and peers (tests/bench/run.py); not in check.
+# Builds what it can: a missing product is reported by the run, not hidden.
+bench:
+	-@$(MAKE) --no-print-directory -k all
+	CC="$(CC)" B="$(B)" ES_WARN="$(ES_WARN)" python3 tests/bench/run.py
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps unit unit-asan clang-build bats check clean
+.PHONY: all deps unit unit-asan clang-build bats check bench clean
 
 -include $(wildcard $(B)/obj/*.d $(B)/pic/*.d)
