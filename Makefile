@@ -91,10 +91,10 @@ $(B)/progs/%: tests/progs/%.c
 deps:
 	@tests/deps.sh
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(B)/progs/static_hello
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
-unit-asan: $(ASAN_BINS)
+unit-asan: $(ASAN_BINS) $(B)/progs/static_hello
 	@set -e; for t in $(ASAN_BINS); do echo "== $$t (ASan+UBSan)"; \
 	    ASAN_OPTIONS=detect_leaks=1 $$t; done
 

@@ -14,20 +14,25 @@
 #include "es_policy.h"
 
 /* Bytes of a file's head that es_sniff wants to see. */
-#define ES_SNIFF_HEAD	1024
+#define ES_SNIFF_HEAD	1024	/* ELF program headers sit at offset 64 */
 
 enum es_kind {
 	ES_K_OTHER = 0,		/* not ELF, no "#!": the kernel says ENOEXEC */
 	ES_K_ELF_DYNAMIC,	/* has PT_INTERP: the shim will load */
 	ES_K_ELF_STATIC,	/* no PT_INTERP: the shim cannot follow */
 	ES_K_SCRIPT,		/* "#!": interp/arg filled in */
-	ES_K_ELF_UNKNOWN	/* ELF whose headers lie beyond the head read */
+	ES_K_ELF_UNKNOWN,	/* ELF whose headers lie beyond the head read */
+	ES_K_ELF_FOREIGN	/* another ELF class or machine: the shim can't load */
 };
+
+/* The kernel reads at most this much of a "#!" line (BINPRM_BUF_SIZE). */
+#define ES_SHEBANG_MAX	256
 
 struct es_sniff {
 	int	 kind;				/* enum es_kind */
-	char	 interp[ES_PATH_MAX];		/* "#!" interpreter path */
-	char	 arg[ES_PATH_MAX];		/* its optional argument */
+	char	 interp[ES_SHEBANG_MAX];	/* "#!" interpreter path */
+	char	 arg[ES_SHEBANG_MAX];		/* its optional argument */
+	char	 judge[ES_SHEBANG_MAX];		/* what decides: see es_script_judge */
 };
 
 /* Classifies a file from its first n bytes.  Never fails. */
@@ -44,5 +49,30 @@ int	es_is_shell(const struct es_policy *p, const char *path);
  * yields "bash" (env's first non-option argument); otherwise interp.
  */
 const char *es_script_judge(const struct es_sniff *);
+
+/* One launch, as the audit log records it (docs/design.md). */
+struct es_audit {
+	long long		 time_ms;	/* CLOCK_REALTIME, milliseconds */
+	long			 pid, ppid;
+	const char		*hook;		/* "execve", "posix_spawn", ... */
+	const char		*path;		/* what is executed, as resolved */
+	char *const		*argv;		/* may be NULL */
+	const char		*action;	/* run sandbox refused unconfined audit */
+	const char		*would;		/* with action "audit": enforce's action */
+	const char		*reason;	/* why refused/unconfined, or NULL */
+	int			 inside, agent, audit_mode;
+	char *const		*envp;		/* the input environment ... */
+	size_t			 n;		/* ... its length ... */
+	const struct es_verdict	*v;		/* ... and its verdicts (or NULL) */
+	const struct es_policy	*p;		/* masks secret-shaped argv */
+};
+
+/*
+ * One JSON line (ending in '\n') into buf.  Names of dropped and rewritten
+ * variables appear, values never; argv elements with a secret shape are
+ * masked.  When buf is too small the record is cut short but stays valid
+ * JSON with "truncated":true.  Returns the length, or -1 if len < 256.
+ */
+long	es_audit_format(const struct es_audit *, char *buf, size_t len);
 
 #endif

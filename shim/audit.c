@@ -1,1 +1,262 @@
-/* audit.c: not written yet. */
+/*
+ * audit.c - one launch decision as one JSON line.
+ *
+ * Pure and async-signal-safe (no snprintf: it is not on the signal-safety
+ * list): a bounded writer over the caller's buffer.  A record that does not
+ * fit is cut at an element boundary and still parses.
+ */
+#include <string.h>
+
+#include "es_exec.h"
+
+#define TAIL	48	/* bytes kept back to close a cut record */
+
+struct w {
+	char	*buf;
+	size_t	 len, cap;		/* cap: len of buf less TAIL */
+	int	 cut;			/* something did not fit: write no more */
+	int	 in_array;		/* the closer must end an array first */
+};
+
+static void
+put(struct w *w, const char *s, size_t n)
+{
+	if (w->cut || n > w->cap - w->len) {
+		w->cut = 1;
+		return;
+	}
+	memcpy(w->buf + w->len, s, n);
+	w->len += n;
+}
+
+static void
+puts_(struct w *w, const char *s)
+{
+	put(w, s, strlen(s));
+}
+
+/* v in decimal, into a caller's 24 bytes. */
+static const char *
+decimal(char *tmp, long long v)
+{
+	size_t i = 23;
+	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+
+	tmp[i] = '\0';
+	do {
+		tmp[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		tmp[--i] = '-';
+	return tmp + i;
+}
+
+/* JSON string of n bytes; anything outside printable ASCII is \u00XX. */
+static void
+str(struct w *w, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	char esc[6] = { '\\', 'u', '0', '0', 0, 0 };
+	size_t i, start, mark = w->len;
+
+	put(w, "\"", 1);
+	for (i = start = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+			continue;
+		put(w, s + start, i - start);
+		if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+			put(w, e, 2);
+		} else {
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			put(w, esc, 6);
+		}
+		start = i + 1;
+	}
+	put(w, s + start, n - start);
+	put(w, "\"", 1);
+	/* Never leave half a string behind: the record must stay valid. */
+	if (w->cut)
+		w->len = mark;
+}
+
+static void
+key(struct w *w, const char *k)
+{
+	put(w, ",\"", 2);
+	puts_(w, k);
+	put(w, "\":", 2);
+}
+
+/* A whole "key":"value" member, or nothing. */
+static void
+member(struct w *w, const char *k, const char *v, int quote)
+{
+	size_t mark = w->len;
+
+	key(w, k);
+	if (quote)
+		str(w, v, strlen(v));
+	else
+		puts_(w, v);
+	if (w->cut)
+		w->len = mark;
+}
+
+static void
+two(char *d, unsigned v)
+{
+	d[0] = (char)('0' + v / 10 % 10);
+	d[1] = (char)('0' + v % 10);
+}
+
+/* UTC from a millisecond count, without gmtime_r (not AS-safe). */
+static void
+stamp(struct w *w, long long ms)
+{
+	char d[] = "\"0000-00-00T00:00:00.000Z\"";
+	long long days = ms / 86400000, rem = ms % 86400000;
+	long long z, era, doe, yoe, doy, mp, y;
+	unsigned m, dd;
+
+	if (rem < 0) {
+		rem += 86400000;
+		days--;
+	}
+	/* Howard Hinnant's days-to-civil. */
+	z = days + 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	y = yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	dd = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
+	m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
+	if (m <= 2)
+		y++;
+	two(d + 1, (unsigned)(y / 100));
+	two(d + 3, (unsigned)(y % 100));
+	two(d + 6, m);
+	two(d + 9, dd);
+	two(d + 12, (unsigned)(rem / 3600000));
+	two(d + 15, (unsigned)(rem / 60000 % 60));
+	two(d + 18, (unsigned)(rem / 1000 % 60));
+	d[21] = (char)('0' + rem / 100 % 10);
+	two(d + 22, (unsigned)(rem % 100));
+	put(w, d, sizeof(d) - 1);
+}
+
+static size_t
+name_len(const char *e)
+{
+	const char *eq = strchr(e, '=');
+
+	return eq != NULL ? (size_t)(eq - e) : strlen(e);
+}
+
+/* The names (never values) of entries whose verdict is action. */
+static void
+names(struct w *w, const struct es_audit *a, unsigned action)
+{
+	size_t i;
+	int first = 1;
+
+	put(w, "[", 1);
+	if (w->cut)
+		return;
+	w->in_array = 1;
+	for (i = 0; a->v != NULL && i < a->n; i++) {
+		const char *e = a->envp[i];
+		size_t mark = w->len;
+
+		if (e == NULL || a->v[i].action != action)
+			continue;
+		if (!first)
+			put(w, ",", 1);
+		put(w, "{\"name\":", 8);
+		/* A malformed entry has no name; all of it may be a value. */
+		if (a->v[i].reason == ES_R_MALFORMED)
+			str(w, "", 0);
+		else
+			str(w, e, name_len(e));
+		put(w, ",\"reason\":\"", 11);
+		puts_(w, es_reason_name(a->v[i].reason));
+		put(w, "\"}", 2);
+		if (w->cut) {
+			w->len = mark;
+			break;
+		}
+		first = 0;
+	}
+	put(w, "]", 1);
+	if (!w->cut)
+		w->in_array = 0;
+}
+
+long
+es_audit_format(const struct es_audit *a, char *buf, size_t len)
+{
+	struct w w = { buf, 0, 0, 0, 0 };
+	char n1[24], n2[24];
+	size_t i;
+
+	if (len < 256)
+		return -1;
+	w.cap = len - TAIL;
+	puts_(&w, "{\"time\":");
+	stamp(&w, a->time_ms);
+	member(&w, "pid", decimal(n1, a->pid), 0);
+	member(&w, "ppid", decimal(n2, a->ppid), 0);
+	member(&w, "hook", a->hook, 1);
+	member(&w, "action", a->action, 1);
+	if (a->would != NULL)
+		member(&w, "would", a->would, 1);
+	if (a->reason != NULL)
+		member(&w, "reason", a->reason, 1);
+	member(&w, "inside", a->inside ? "true" : "false", 0);
+	member(&w, "agent", a->agent ? "true" : "false", 0);
+	member(&w, "mode", a->audit_mode ? "audit" : "enforce", 1);
+	member(&w, "path", a->path, 1);
+	if (!w.cut) {
+		key(&w, "dropped");
+		names(&w, a, ES_DROP);
+	}
+	if (!w.cut) {
+		key(&w, "rewritten");
+		names(&w, a, ES_REWRITE);
+	}
+	/* argv last: it is the part most likely not to fit. */
+	if (!w.cut) {
+		key(&w, "argv");
+		put(&w, "[", 1);
+		w.in_array = !w.cut;
+	}
+	for (i = 0; a->argv != NULL && a->argv[i] != NULL && !w.cut; i++) {
+		const char *s = a->argv[i];
+		size_t mark = w.len;
+
+		if (i > 0)
+			put(&w, ",", 1);
+		if (es_secret_value(a->p, s, strlen(s), NULL))
+			str(&w, "***", 3);
+		else
+			str(&w, s, strlen(s));
+		if (w.cut)
+			w.len = mark;
+	}
+	/* The tail was kept back for exactly this. */
+	w.cap = len - 1;
+	if (w.in_array)
+		puts_(&w, "]");
+	if (w.cut) {
+		w.cut = 0;
+		puts_(&w, ",\"truncated\":true");
+	}
+	puts_(&w, "}\n");
+	return (long)w.len;
+}

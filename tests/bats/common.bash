@@ -1,0 +1,77 @@
+# Shared by the bats files: where the build is, and how to run an "agent"
+# under the real shim in a known environment.
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+BUILD=$ROOT/build
+SHIM=$BUILD/libenvshim.so
+HELPER=$BUILD/envshim-sandbox
+ENVSHIM=$BUILD/envshim
+SPAWN=$BUILD/progs/spawn
+
+# Secrets and hijacks every agent test starts with.  Values are shaped like
+# real ones so the value rules see them too.
+GH=ghp_abcdefghijklmnopqrstuvwxyz0123456789
+AWSK=wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY12
+
+# agent [VAR=VALUE...] -- PROG ARGS: PROG runs as the launch root, with
+# the shim preloaded, in a clean environment plus the given variables.
+agent() {
+	local vars=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do vars+=("$1"); shift; done
+	shift
+	env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+		TERM=xterm XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" \
+		GITHUB_TOKEN="$GH" AWS_SECRET_ACCESS_KEY="$AWSK" \
+		NODE_OPTIONS="--require /tmp/evil.js" SSH_AUTH_SOCK=/tmp/agent.sock \
+		BASH_ENV=/tmp/evil.sh HARMLESS=yes \
+		"${vars[@]}" LD_PRELOAD="$SHIM" "$@"
+}
+
+# The audit log the last agent run wrote.
+audit_log() {
+	cat "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl"
+}
+
+# Asserts that an env listing in $output is filtered the way the default
+# policy promises, and carries exactly one LD_PRELOAD: the shim.
+assert_filtered() {
+	local fail=0 v
+	for v in GITHUB_TOKEN AWS_SECRET_ACCESS_KEY NODE_OPTIONS SSH_AUTH_SOCK BASH_ENV; do
+		if grep -q "^$v=" <<<"$output"; then echo "child saw $v"; fail=1; fi
+	done
+	grep -qx 'HARMLESS=yes' <<<"$output" || { echo "child lost HARMLESS"; fail=1; }
+	grep -qx 'LANG=C.UTF-8' <<<"$output" || { echo "child lost LANG"; fail=1; }
+	[ "$(grep -c '^LD_PRELOAD=' <<<"$output")" = 1 ] || { echo "LD_PRELOAD count wrong"; fail=1; }
+	grep -qx "LD_PRELOAD=$SHIM" <<<"$output" || { echo "LD_PRELOAD is not the shim"; fail=1; }
+	if grep -q -e "$GH" -e "$AWSK" <<<"$output"; then echo "a secret value leaked"; fail=1; fi
+	return $fail
+}
+
+# Runs a command as nobody when we are root: root sees through too much.
+as_nobody() {
+	if [ "$(id -u)" = 0 ]; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+	else
+		"$@"
+	fi
+}
+
+# A home, workspace and state directory an unprivileged user owns, and a
+# copy of the build it can reach (the checkout may sit under /root).
+nobody_dirs() {
+	local d=$BATS_TEST_TMPDIR
+	while [ "$d" != / ] && [ "$d" != /tmp ]; do chmod o+x "$d"; d=$(dirname "$d"); done
+	mkdir -p "$BATS_TEST_TMPDIR/home" "$BATS_TEST_TMPDIR/ws" "$BATS_TEST_TMPDIR/state" \
+		"$BATS_TEST_TMPDIR/bin"
+	cp "$BUILD/libenvshim.so" "$BUILD/envshim-sandbox" "$BUILD/envshim" \
+		"$BUILD"/progs/* "$BATS_TEST_TMPDIR/bin/"
+	chmod -R a+rX "$BATS_TEST_TMPDIR/bin"
+	SHIM=$BATS_TEST_TMPDIR/bin/libenvshim.so
+	HELPER=$BATS_TEST_TMPDIR/bin/envshim-sandbox
+	ENVSHIM=$BATS_TEST_TMPDIR/bin/envshim
+	SPAWN=$BATS_TEST_TMPDIR/bin/spawn
+	if [ "$(id -u)" = 0 ]; then
+		chown -R 65534:65534 "$BATS_TEST_TMPDIR/home" "$BATS_TEST_TMPDIR/ws" \
+			"$BATS_TEST_TMPDIR/state"
+	fi
+	HOME=$BATS_TEST_TMPDIR/home
+}

@@ -1,0 +1,196 @@
+/*
+ * test_audit.c - the audit line: exact shape, escaping, masking, and a
+ * record cut short that still parses.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "es_exec.h"
+
+static struct es_policy pol;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	es_policy_init(&pol);
+	return 0;
+}
+
+static void
+exact_record(void **state)
+{
+	char *env[] = { "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789", "PATH=/bin:.",
+	    "HOME=/h", "NOEQUALS", NULL };
+	struct es_verdict v[] = { { ES_DROP, ES_R_SECRET_NAME }, { ES_REWRITE, ES_R_NORMALISED },
+	    { ES_KEEP, ES_R_SAFE }, { ES_DROP, ES_R_MALFORMED } };
+	char *argv[] = { "bash", "-c", "echo \"hi\"\n", NULL };
+	struct es_audit a = { .time_ms = 1764493200123LL, .pid = 42, .ppid = 7,
+	    .hook = "execve", .path = "/bin/bash", .argv = argv, .action = "sandbox",
+	    .envp = env, .n = 4, .v = v, .p = &pol };
+	char buf[ES_LOG_LINE];
+	long n;
+
+	(void)state;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_string_equal(buf,
+	    "{\"time\":\"2025-11-30T09:00:00.123Z\",\"pid\":42,\"ppid\":7,"
+	    "\"hook\":\"execve\",\"action\":\"sandbox\",\"inside\":false,"
+	    "\"agent\":false,\"mode\":\"enforce\",\"path\":\"/bin/bash\","
+	    "\"dropped\":[{\"name\":\"GITHUB_TOKEN\",\"reason\":\"secret-name\"},"
+	    "{\"name\":\"\",\"reason\":\"malformed\"}],"
+	    "\"rewritten\":[{\"name\":\"PATH\",\"reason\":\"normalised\"}],"
+	    "\"argv\":[\"bash\",\"-c\",\"echo \\\"hi\\\"\\u000a\"]}\n");
+	assert_null(strstr(buf, "ghp_"));
+	assert_null(strstr(buf, "NOEQUALS"));
+}
+
+static void
+secret_arguments_are_masked(void **state)
+{
+	char *argv[] = { "curl", "-H", "Authorization: token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+	    "https://user:hunter2@example.com/", NULL };
+	struct es_audit a = { .hook = "execvp", .path = "/usr/bin/curl", .argv = argv,
+	    .action = "run", .p = &pol };
+	char buf[ES_LOG_LINE];
+	long n;
+
+	(void)state;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_null(strstr(buf, "ghp_"));
+	assert_null(strstr(buf, "hunter2"));
+	assert_non_null(strstr(buf, "\"argv\":[\"curl\",\"-H\",\"***\",\"***\"]"));
+}
+
+static void
+audit_mode_says_what_enforce_would_do(void **state)
+{
+	struct es_audit a = { .hook = "posix_spawn", .path = "/bin/sh", .action = "audit",
+	    .would = "sandbox", .audit_mode = 1, .inside = 1, .reason = "why \"not\"",
+	    .p = &pol };
+	char buf[1024];
+	long n;
+
+	(void)state;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, "\"action\":\"audit\",\"would\":\"sandbox\",\"reason\":\"why \\\"not\\\"\""));
+	assert_non_null(strstr(buf, "\"inside\":true"));
+	assert_non_null(strstr(buf, "\"mode\":\"audit\""));
+	assert_non_null(strstr(buf, "\"argv\":[]"));
+}
+
+/* Brackets and quotes balance, and the line ends the way a record ends. */
+static void
+assert_balanced(const char *s, size_t n)
+{
+	int depth = 0, in = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (in) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				in = 0;
+			continue;
+		}
+		if (s[i] == '"')
+			in = 1;
+		else if (s[i] == '{' || s[i] == '[')
+			depth++;
+		else if (s[i] == '}' || s[i] == ']')
+			depth--;
+		assert_true(depth >= 0);
+	}
+	assert_false(in);
+	assert_int_equal(depth, 0);
+	assert_int_equal(s[n - 1], '\n');
+	assert_int_equal(s[n - 2], '}');
+}
+
+static void
+cut_records_stay_valid(void **state)
+{
+	static char *env[2000];
+	static struct es_verdict v[2000];
+	static char names[2000][40];
+	static char *argv[300];
+	static char arg[300][64];
+	struct es_audit a = { .hook = "execve", .path = "/usr/bin/env", .action = "run",
+	    .envp = env, .n = 2000, .v = v, .argv = argv, .p = &pol };
+	char buf[ES_LOG_LINE];
+	size_t len;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2000; i++) {
+		memcpy(names[i], "SOME_LONG_SECRET_TOKEN_NAME_000=v", 34);
+		names[i][28] = (char)('0' + i / 100 % 10);
+		env[i] = names[i];
+		v[i].action = ES_DROP;
+		v[i].reason = ES_R_SECRET_NAME;
+	}
+	for (i = 0; i < 299; i++) {
+		memset(arg[i], '"', 63);
+		argv[i] = arg[i];
+	}
+	/* Every size from the minimum up: the cut must land anywhere safely. */
+	for (len = 256; len <= sizeof(buf); len += 97) {
+		long n = es_audit_format(&a, buf, len);
+
+		assert_true(n > 0 && (size_t)n < len);
+		assert_balanced(buf, (size_t)n);
+		assert_non_null(strstr(buf, "\"truncated\":true"));
+	}
+	/* Argument list alone too long. */
+	a.n = 0;
+	for (len = 256; len <= sizeof(buf); len += 131) {
+		long n = es_audit_format(&a, buf, len);
+
+		assert_true(n > 0);
+		assert_balanced(buf, (size_t)n);
+	}
+	assert_int_equal(es_audit_format(&a, buf, 100), -1);
+}
+
+static void
+dates_across_eras(void **state)
+{
+	struct es_audit a = { .hook = "h", .path = "p", .action = "run", .p = &pol };
+	char buf[512];
+
+	(void)state;
+	a.time_ms = 0;
+	es_audit_format(&a, buf, sizeof(buf));
+	assert_memory_equal(buf, "{\"time\":\"1970-01-01T00:00:00.000Z\"", 34);
+	a.time_ms = 951782400000LL;	/* a leap day */
+	es_audit_format(&a, buf, sizeof(buf));
+	assert_memory_equal(buf, "{\"time\":\"2000-02-29T00:00:00.000Z\"", 34);
+	a.time_ms = 4102444799999LL;
+	es_audit_format(&a, buf, sizeof(buf));
+	assert_memory_equal(buf, "{\"time\":\"2099-12-31T23:59:59.999Z\"", 34);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(exact_record, setup),
+		cmocka_unit_test_setup(secret_arguments_are_masked, setup),
+		cmocka_unit_test_setup(audit_mode_says_what_enforce_would_do, setup),
+		cmocka_unit_test_setup(cut_records_stay_valid, setup),
+		cmocka_unit_test_setup(dates_across_eras, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
