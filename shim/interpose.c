@@ -1470,6 +1470,8 @@ init_root(void)
 	    sizeof(st.e_config) - 15);
 	if (len < 0)
 		brokenf("effective policy too large to hand down", NULL);
+	else if (len > 0 && st.e_config[15 + len - 1] == '\n')
+		st.e_config[15 + len - 1] = '\0';	/* tidier in `env` output */
 }
 
 /* Copies a load-time ENVSHIM_* entry so later changes to environ don't matter. */

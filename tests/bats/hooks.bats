@@ -128,11 +128,10 @@ setup() {
 }
 
 @test "env -i and env -u LD_PRELOAD cannot shake the shim off" {
-	run agent -- env -i /usr/bin/env
+	run agent -- "$SPAWN" execvp env -i /usr/bin/printenv
 	[ "$status" -eq 0 ]
-	[ "$output" != "" ]
 	grep -qx "LD_PRELOAD=$SHIM" <<<"$output"
-	run agent -- env -u LD_PRELOAD /usr/bin/env
+	run agent -- "$SPAWN" execvp env -u LD_PRELOAD /usr/bin/printenv
 	[ "$status" -eq 0 ]
 	grep -qx "LD_PRELOAD=$SHIM" <<<"$output"
 	! grep -q '^GITHUB_TOKEN=' <<<"$output"
@@ -202,7 +201,8 @@ setup() {
 		'require("child_process").spawn("env", {stdio: "inherit"})' \
 		'require("child_process").spawn("env", {stdio: "inherit", env: {...process.env, LD_PRELOAD: "/tmp/evil.so"}})'
 	do
-		run agent "$NOSBX" -- node -e "$js"
+		# The agent keeps its own NODE_OPTIONS; node as agent must not get ours.
+		run agent "$NOSBX" NODE_OPTIONS= -- node -e "$js"
 		echo "node: $js"
 		[ "$status" -eq 0 ]
 		assert_filtered

@@ -75,8 +75,13 @@ main(int argc, char **argv)
 		execvpe(args[0], args, environ);
 	else if (strcmp(mode, "execl") == 0)
 		execl(args[0], args[0], args[1], (char *)NULL);
-	else if (strcmp(mode, "execle") == 0)
-		execle(args[0], args[0], args[1], (char *)NULL, environ);
+	else if (strcmp(mode, "execle") == 0) {
+		/* The envp follows the NULL that ends the arguments. */
+		if (args[1] == NULL)
+			execle(args[0], args[0], (char *)NULL, environ);
+		else
+			execle(args[0], args[0], args[1], (char *)NULL, environ);
+	}
 	else if (strcmp(mode, "execlp") == 0)
 		execlp(args[0], args[0], args[1], (char *)NULL);
 	else if (strcmp(mode, "fexecve") == 0) {
