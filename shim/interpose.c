@@ -1557,6 +1557,20 @@ find_self(void)
 	}
 }
 
+/*
+ * The helper holds no secrets (its environment is already filtered) and
+ * must write its own uid_map, which a non-dumpable process cannot.
+ */
+static int
+is_helper(void)
+{
+	struct stat self, helper;
+
+	return st.helper[0] != '\0' && stat(st.helper, &helper) == 0 &&
+	    stat("/proc/self/exe", &self) == 0 &&
+	    self.st_dev == helper.st_dev && self.st_ino == helper.st_ino;
+}
+
 __attribute__((constructor)) static void
 es_init(void)
 {
@@ -1578,7 +1592,7 @@ es_init(void)
 		init_root();
 	else
 		init_child();
-	if (!st.broken && st.pol.protect_self)
+	if (!st.broken && st.pol.protect_self && !is_helper())
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	st.forced[k++] = st.e_preload;
 	if (st.e_config[0] != '\0')
