@@ -1,0 +1,523 @@
+/*
+ * launch.c - what a launch is and what it will get: the target judged
+ * from its head (shell, script, static, setuid, the agent itself), the
+ * decision, the filtered environment and argv, and the audit record.
+ *
+ * Everything here can run between fork/vfork and exec: stack, the
+ * read-only state, and async-signal-safe syscalls only.
+ */
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+extern char **environ;
+
+/* Appends s to dst (cap bytes); returns 0, or -1 when it would not fit. */
+int
+es_cat(char *dst, size_t cap, const char *s)
+{
+	size_t a = strlen(dst), b = strlen(s);
+
+	if (a + b + 1 > cap)
+		return -1;
+	memcpy(dst + a, s, b + 1);
+	return 0;
+}
+
+/* One line, one write: "envshim: refused PATH: WHY". */
+void
+es_say_refused(const char *path, const char *why)
+{
+	char line[ES_PATH_MAX + 512];
+
+	line[0] = '\0';
+	es_cat(line, sizeof(line), "envshim: refused ");
+	if (es_cat(line, sizeof(line), path) != 0)
+		es_cat(line, sizeof(line), "(long path)");
+	es_cat(line, sizeof(line), ": ");
+	es_cat(line, sizeof(line), why);
+	es_cat(line, sizeof(line), "\n");
+	/* Nothing useful can be done if stderr is gone. */
+	(void)!write(2, line, strlen(line));
+}
+
+static const char *
+env_value(char *const *envp, const char *name)
+{
+	size_t n = strlen(name), i;
+
+	for (i = 0; envp != NULL && envp[i] != NULL; i++)
+		if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- the audit sink ---- */
+
+/* Best effort: a launch is never refused because its record was los-> */
+static void
+audit_write(const struct es_shim *s, const char *line, size_t len)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX, .sun_path = "/dev/log" };
+	int fd;
+
+	switch (s->pol.log) {
+	case ES_LOG_OFF:
+		return;
+	case ES_LOG_STDERR:
+		(void)!write(2, line, len);
+		return;
+	case ES_LOG_SYSLOG:
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return;
+		/* LOG_AUTHPRIV|LOG_INFO; the JSON is the message. */
+		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
+			char msg[ES_LOG_LINE + 32] = "<86>envshim: ";
+			size_t h = strlen(msg);
+
+			if (len > sizeof(msg) - h)
+				len = sizeof(msg) - h;
+			memcpy(msg + h, line, len);
+			(void)!send(fd, msg, h + len, MSG_NOSIGNAL);
+		}
+		close(fd);
+		return;
+	default:
+		if (s->log_path[0] == '\0')
+			return;
+		fd = open(s->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+		    O_NOFOLLOW | O_NOCTTY, 0600);
+		if (fd < 0)
+			return;
+		(void)!write(fd, line, len);
+		close(fd);
+	}
+}
+
+/* ---- what is being launched ---- */
+
+static const char *const action_names[] = { "run", "sandbox", "refused" };
+
+/* "/proc/self/fd/N" into buf (at least 32 bytes). */
+char *
+es_fd_path(char *buf, int fd)
+{
+	char d[12];
+	int i = 0;
+	size_t k = 14;
+
+	memcpy(buf, "/proc/self/fd/", 14);
+	do {
+		d[i++] = (char)('0' + fd % 10);
+		fd /= 10;
+	} while (fd > 0);
+	while (i > 0)
+		buf[k++] = d[--i];
+	buf[k] = '\0';
+	return buf;
+}
+
+/* busybox runs its sh applet when called as sh, or as "busybox sh". */
+static int
+busybox_shell(const char *resolved, char *const *argv)
+{
+	const char *b = strrchr(resolved, '/');
+
+	b = b != NULL ? b + 1 : resolved;
+	if (strcmp(b, "busybox") != 0 || argv == NULL || argv[0] == NULL)
+		return 0;
+	if (es_is_shell(NULL, argv[0]))
+		return 1;
+	return argv[1] != NULL && es_is_shell(NULL, argv[1]);
+}
+
+static void judge_interp(const struct es_shim *, const char *, struct es_target *);
+
+/*
+ * Reads the head of an open file and decides what the launch is: a shell
+ * (by its name, the file a symlink leads to, or a "#!" judged by a shell),
+ * and whether the shim can follow into it at all.
+ */
+static void
+judge_fd(const struct es_shim *s, int fd, const char *path, char *const *argv, struct es_target *t, int top)
+{
+	unsigned char head[ES_SNIFF_HEAD];
+	struct es_sniff sn;
+	struct stat sb;
+	char proc[32], real[ES_PATH_MAX];
+	ssize_t n, r;
+
+	if (fstat(fd, &sb) != 0) {
+		t->err = errno;
+		return;
+	}
+	t->found = 1;
+	if (!S_ISREG(sb.st_mode))
+		return;		/* the kernel refuses it; nothing to judge */
+	if (top && s->have_agent && !s->inside &&
+	    sb.st_dev == s->agent_dev && sb.st_ino == s->agent_ino)
+		t->agent = 1;
+	if (sb.st_mode & (S_ISUID | S_ISGID)) {
+		t->unfollow = 1;
+		t->unfollow_why = "setuid or setgid program";
+	} else if (fgetxattr(fd, "security.capability", NULL, 0) > 0) {
+		t->unfollow = 1;
+		t->unfollow_why = "program with file capabilities";
+	}
+	n = pread(fd, head, sizeof(head), 0);
+	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
+	r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
+	real[r > 0 ? r : 0] = '\0';
+	if (top && (es_is_shell(&s->pol, path) ||
+	    (r > 0 && (es_is_shell(&s->pol, real) || busybox_shell(real, argv)))))
+		t->shell = 1;
+	switch (sn.kind) {
+	case ES_K_ELF_DYNAMIC:
+		break;
+	case ES_K_ELF_STATIC:
+		t->unfollow = 1;
+		t->unfollow_why = "statically linked program";
+		break;
+	case ES_K_ELF_FOREIGN:
+	case ES_K_ELF_UNKNOWN:
+		t->unfollow = 1;
+		t->unfollow_why = "ELF program the shim cannot load into";
+		break;
+	case ES_K_SCRIPT:
+		if (!top)
+			break;
+		if (es_is_shell(&s->pol, es_script_judge(&sn)))
+			t->shell = 1;
+		else if (sn.interp[0] == '/')
+			judge_interp(s, sn.interp, t);
+		break;
+	default:
+		if (top)
+			t->other = 1;
+	}
+}
+
+/* A script's interpreter decides whether the shim follows the script. */
+static void
+judge_interp(const struct es_shim *s, const char *interp, struct es_target *t)
+{
+	struct es_target sub = { 0 };
+	int fd = open(interp, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return;		/* the kernel will say ENOENT/EACCES */
+	judge_fd(s, fd, interp, NULL, &sub, 0);
+	close(fd);
+	if (sub.unfollow) {
+		t->unfollow = 1;
+		t->unfollow_why = "script whose interpreter the shim cannot follow";
+	}
+}
+
+/*
+ * Judges dirfd/path (dirfd AT_FDCWD for plain paths) or, with fd >= 0,
+ * an fd handed to fexecve.  An unreadable but existing file (mode --x) is
+ * judged unfollowable: its kind cannot be known.
+ */
+void
+es_judge(const struct es_shim *s, int dirfd, const char *path, int fd, int nofollow, char *const *argv,
+    struct es_target *t)
+{
+	struct stat sb;
+	char proc[32];
+	int own = -1;
+
+	memset(t, 0, sizeof(*t));
+	if (fd < 0) {
+		own = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+		    (nofollow ? O_NOFOLLOW : 0));
+		if (own < 0) {
+			t->err = errno;
+			if (fstatat(dirfd, path, &sb, nofollow ?
+			    AT_SYMLINK_NOFOLLOW : 0) != 0) {
+				t->err = errno;
+				return;
+			}
+			t->found = 1;
+			t->unfollow = 1;
+			t->unfollow_why = "program the shim cannot read";
+			if (es_is_shell(&s->pol, path))
+				t->shell = 1;
+			return;
+		}
+		fd = own;
+	} else if (pread(fd, proc, 1, 0) < 0) {
+		/* An O_PATH descriptor: read it through procfs. */
+		own = open(es_fd_path(proc, fd), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (own >= 0)
+			fd = own;
+	}
+	judge_fd(s, fd, path, argv, t, 1);
+	if (own >= 0)
+		close(own);
+}
+
+int
+es_decide(const struct es_shim *s, const struct es_target *t, const char **why)
+{
+	const struct es_policy *p = &s->pol;
+
+	*why = NULL;
+	if (s->inside)
+		return ES_A_RUN;	/* the sandbox already confines everything */
+	if (t->unfollow) {
+		switch (p->unfollowable) {
+		case ES_UNFOLLOW_ALLOW:
+			break;
+		case ES_UNFOLLOW_REFUSE:
+			*why = t->unfollow_why;
+			return ES_A_REFUSE;
+		default:
+			if (p->sandbox == ES_SANDBOX_OFF) {
+				*why = t->unfollow_why;
+				return ES_A_REFUSE;
+			}
+			return ES_A_SANDBOX;
+		}
+	}
+	if (t->shell && p->sandbox != ES_SANDBOX_OFF)
+		return ES_A_SANDBOX;
+	return ES_A_RUN;
+}
+
+/* ---- the plan: filtered env and argv in one arena ---- */
+
+static size_t
+align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+void
+es_plan_release(struct es_plan *pl)
+{
+	if (pl->map != NULL)
+		munmap(pl->map, pl->maplen);
+	pl->map = NULL;
+}
+
+/*
+ * Fills pl: filters the environment, and for a redirect builds the helper's
+ * argv.  pre (may be NULL) is put before argv[1..]: the ENOEXEC fallback
+ * runs "/bin/sh FILE ARGS".  Returns 0, or -1 with pl->why set.
+ */
+int
+es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, const char *pre)
+{
+	const struct es_policy *p = &s->pol;
+	size_t argc = 0, bytes = 0, i, outcap, need, scratch;
+	char *base;
+	long k;
+
+	pl->map = NULL;
+	pl->n = 0;
+	for (i = 0; pl->in != NULL && pl->in[i] != NULL; i++)
+		bytes += strlen(pl->in[i]) + 1;
+	pl->n = i;
+	while (argv != NULL && argv[argc] != NULL)
+		argc++;
+	outcap = pl->n + ES_NFORCED + p->nsets + 1;
+	scratch = es_filter_scratch(pl->n, bytes);
+	need = align8(outcap * sizeof(char *)) +
+	    align8(pl->n * sizeof(struct es_verdict)) +
+	    align8((argc + 8) * sizeof(char *)) + align8(scratch) + ES_LOG_LINE;
+	if (need <= sizeof(pl->stack))
+		base = pl->stack;
+	else {
+		base = mmap(NULL, need, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (base == MAP_FAILED) {
+			pl->why = "environment too large for the memory the shim can map";
+			return -1;
+		}
+		pl->map = base;
+		pl->maplen = need;
+	}
+	pl->envp = (const char **)(void *)base;
+	base += align8(outcap * sizeof(char *));
+	pl->v = (struct es_verdict *)(void *)base;
+	base += align8(pl->n * sizeof(struct es_verdict));
+	pl->argv = (char **)(void *)base;
+	base += align8((argc + 8) * sizeof(char *));
+	pl->logbuf = base;
+	base += ES_LOG_LINE;
+	k = es_filter(p, &s->snap, pl->agent ? ES_F_AGENT : 0, pl->in, pl->n,
+	    s->forced, pl->envp, outcap, pl->v, base, scratch);
+	if (k < 0) {
+		pl->why = "environment could not be filtered";
+		es_plan_release(pl);
+		return -1;
+	}
+	if (p->mode == ES_MODE_AUDIT) {
+		/* Change nothing but what keeps the shim in the child. */
+		size_t o = 0;
+
+		for (i = 0; s->forced[i] != NULL; i++)
+			pl->envp[o++] = s->forced[i];
+		for (i = 0; i < pl->n; i++)
+			if (pl->in[i] != NULL &&
+			    strncmp(pl->in[i], "LD_PRELOAD=", 11) != 0 &&
+			    strncmp(pl->in[i], "ENVSHIM_", 8) != 0)
+				pl->envp[o++] = pl->in[i];
+		pl->envp[o] = NULL;
+	}
+	i = 0;
+	if (pl->action == ES_A_SANDBOX && p->mode != ES_MODE_AUDIT) {
+		pl->argv[i++] = (char *)s->helper;
+		if (pre == NULL && argv != NULL && argv[0] != NULL &&
+		    strcmp(argv[0], pl->target) != 0) {
+			pl->argv[i++] = (char *)"--argv0";
+			pl->argv[i++] = argv[0];
+		}
+		pl->argv[i++] = (char *)"--";
+		pl->argv[i++] = (char *)pl->target;
+		if (pre != NULL)
+			pl->argv[i++] = (char *)pre;
+		for (k = 1; (size_t)k < argc; k++)
+			pl->argv[i++] = argv[k];
+		pl->argv[i] = NULL;
+		pl->target = s->helper;
+	} else {
+		if (pre != NULL) {
+			pl->argv[i++] = (char *)pl->target;
+			pl->argv[i++] = (char *)pre;
+			for (k = 1; (size_t)k < argc; k++)
+				pl->argv[i++] = argv[k];
+		} else
+			for (k = 0; (size_t)k < argc; k++)
+				pl->argv[i++] = argv[k];
+		pl->argv[i] = NULL;
+	}
+	return 0;
+}
+
+/* One record for this launch; pid is the launched program's. */
+void
+es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, long ppid, char *const *argv)
+{
+	struct es_audit a;
+	long len;
+	int audit = s->pol.mode == ES_MODE_AUDIT;
+
+	if (s->pol.log == ES_LOG_OFF || pl->logbuf == NULL)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.time_ms = now_ms();
+	a.pid = pid;
+	a.ppid = ppid;
+	a.hook = pl->hook;
+	a.path = pl->path;
+	a.argv = argv;
+	a.action = audit ? "audit" : action_names[pl->action];
+	a.would = audit ? action_names[pl->action] : NULL;
+	a.reason = pl->why;
+	a.inside = s->inside;
+	a.agent = pl->agent;
+	a.audit_mode = audit;
+	a.envp = pl->in;
+	a.n = pl->n;
+	a.v = pl->v;
+	a.p = &s->pol;
+	len = es_audit_format(&a, pl->logbuf, ES_LOG_LINE);
+	if (len > 0)
+		audit_write(s, pl->logbuf, (size_t)len);
+}
+
+/* A refusal nobody could plan for (not ready, broken policy, argc 0). */
+void
+es_log_refusal(const struct es_shim *s, const char *hook, const char *path, char *const *argv,
+    const char *why, long pid, long ppid)
+{
+	struct es_audit a;
+	char buf[2048];
+	long len;
+
+	es_say_refused(path, why);
+	if (!s->ready || s->pol.log == ES_LOG_OFF)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.time_ms = now_ms();
+	a.pid = pid;
+	a.ppid = ppid;
+	a.hook = hook;
+	a.path = path;
+	a.argv = argv;
+	a.action = "refused";
+	a.reason = why;
+	a.inside = s->inside;
+	a.p = &s->pol;
+	len = es_audit_format(&a, buf, sizeof(buf));
+	if (len > 0)
+		audit_write(s, buf, (size_t)len);
+}
+
+const char *
+es_precheck(const struct es_shim *s, char *const *argv)
+{
+	if (!s->ready)
+		return "envshim is not initialised in this process";
+	if (s->broken)
+		return s->why;
+	if (argv == NULL || argv[0] == NULL)
+		return "empty argument list (argc 0)";
+	return NULL;
+}
+
+/*
+ * PATH as glibc's execvp reads it (the caller's environ), walked the way
+ * the policy normalises it: empty, relative and ".." entries are skipped.
+ */
+const char *
+es_caller_path(void)
+{
+	const char *path = env_value(environ, "PATH");
+
+	return path != NULL ? path : "/bin:/usr/bin";
+}
+
+/* Writes dir "/" file into buf; returns 0 or -1 (skip this entry). */
+int
+es_join(char *buf, size_t cap, const char *dir, size_t dlen, const char *file)
+{
+	size_t flen = strlen(file);
+	size_t i;
+
+	if (dlen == 0 || dir[0] != '/')
+		return -1;
+	for (i = 0; i + 1 < dlen; i++)
+		if (dir[i] == '.' && dir[i + 1] == '.' &&
+		    (i == 0 || dir[i - 1] == '/') &&
+		    (i + 2 == dlen || dir[i + 2] == '/'))
+			return -1;
+	if (dlen + 1 + flen + 1 > cap)
+		return -1;
+	memcpy(buf, dir, dlen);
+	buf[dlen] = '/';
+	memcpy(buf + dlen + 1, file, flen + 1);
+	return 0;
+}

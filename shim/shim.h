@@ -1,0 +1,121 @@
+/*
+ * shim.h - what the three rooms of libenvshim.so share: the state the
+ * constructor fills (ctor.c), the launch planning the hooks use
+ * (launch.c), and the hooks themselves (interpose.c, which owns the one
+ * state object).  Nothing here is exported from the library.
+ */
+#ifndef ES_SHIM_H
+#define ES_SHIM_H
+
+#include <sys/types.h>
+
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+
+#include "es_exec.h"
+#include "es_policy.h"
+
+#define ES_STACK_ARENA	24576	/* filter + argv + log line for a usual env */
+#define ES_MAX_POPEN	64	/* popen streams open at once */
+#define ES_NFORCED	7	/* LD_PRELOAD and the ENVSHIM_* a child inherits */
+
+typedef int (*es_execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*es_execveat_fn)(int, const char *, char *const[], char *const[], int);
+typedef int (*es_fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*es_spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+    const posix_spawnattr_t *, char *const[], char *const[]);
+typedef int (*es_pidfd_spawn_fn)(int *, const char *, const posix_spawn_file_actions_t *,
+    const posix_spawnattr_t *, char *const[], char *const[]);
+typedef int (*es_pclose_fn)(FILE *);
+typedef long (*es_syscall_fn)(long, ...);
+
+/* Written by the constructor, then only read (but for the popen table). */
+struct es_shim {
+	volatile sig_atomic_t	 ready;
+	int			 broken;	/* refuse every launch: why[] */
+	int			 inside;	/* in the sandbox (namespace-proven) */
+	int			 have_agent;
+	dev_t			 agent_dev;
+	ino_t			 agent_ino;
+	es_execve_fn		 real_execve;
+	es_execveat_fn		 real_execveat;
+	es_fexecve_fn		 real_fexecve;
+	es_spawn_fn		 real_posix_spawn;
+	es_pidfd_spawn_fn	 real_pidfd_spawn;
+	es_pclose_fn		 real_pclose;
+	es_syscall_fn		 real_syscall;
+	const char		*forced[ES_NFORCED + 1];
+	char			 why[320];
+	char			 helper[ES_PATH_MAX];
+	char			 log_path[ES_PATH_MAX];
+	char			 e_preload[ES_PATH_MAX + 16];
+	char			 e_agent[64];
+	char			 e_ns[64];
+	char			 e_ws[ES_PATH_MAX + 32];
+	char			 e_launch[ES_SNAPSHOT_MAX * 34 + 32];
+	char			 e_config[ES_POLICY_TEXT_MAX + 32];
+	struct es_snapshot	 snap;
+	struct es_policy	 pol;
+	struct {
+		FILE	*f;		/* published last */
+		pid_t	 pid;		/* 0 free, -1 claimed */
+	} popen[ES_MAX_POPEN];
+};
+
+enum es_launch_action { ES_A_RUN, ES_A_SANDBOX, ES_A_REFUSE };
+
+/* What es_judge found out about a file about to be executed. */
+struct es_target {
+	int		 found;		/* the file could be stat'ed */
+	int		 err;		/* else: why not (errno) */
+	int		 shell;
+	int		 unfollow;	/* static, setuid/setgid, caps, foreign */
+	int		 agent;		/* the agent's own executable */
+	int		 other;		/* neither ELF nor "#!": ENOEXEC */
+	const char	*unfollow_why;
+};
+
+/* One launch: the filtered environment and argv, in one arena. */
+struct es_plan {
+	const char		*hook;
+	const char		*path;		/* for the log and messages */
+	const char		*target;	/* what is executed */
+	char *const		*in;		/* the caller's envp */
+	size_t			 n;
+	const char		**envp;		/* filtered */
+	char			**argv;		/* as executed */
+	struct es_verdict	*v;
+	char			*logbuf;
+	int			 action, agent;
+	const char		*why;
+	void			*map;
+	size_t			 maplen;
+	char			 stack[ES_STACK_ARENA];
+};
+
+/* ---- ctor.c: runs once, before any hook; may allocate and read files ---- */
+
+/* Fills everything but the real_* pointers; never fails (s->broken says). */
+void	es_shim_init(struct es_shim *);
+
+/* ---- launch.c: all async-signal-safe ---- */
+
+int	 es_cat(char *dst, size_t cap, const char *s);
+char	*es_fd_path(char *buf, int fd);
+void	 es_say_refused(const char *path, const char *why);
+const char *es_caller_path(void);
+int	 es_join(char *buf, size_t cap, const char *dir, size_t dlen, const char *file);
+void	 es_judge(const struct es_shim *, int dirfd, const char *path, int fd,
+	    int nofollow, char *const *argv, struct es_target *);
+int	 es_decide(const struct es_shim *, const struct es_target *, const char **why);
+const char *es_precheck(const struct es_shim *, char *const *argv);
+int	 es_plan_make(const struct es_shim *, struct es_plan *, char *const *argv,
+	    const char *pre);
+void	 es_plan_release(struct es_plan *);
+void	 es_plan_log(const struct es_shim *, const struct es_plan *, long pid,
+	    long ppid, char *const *argv);
+void	 es_log_refusal(const struct es_shim *, const char *hook, const char *path,
+	    char *const *argv, const char *why, long pid, long ppid);
+
+#endif
