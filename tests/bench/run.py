@@ -255,10 +255,25 @@ def fmt_ratio(x):
     return "-" if x is None else "%.3fx" % x
 
 
+def spread(samples, a, b):
+    """" [q1-q3]": the interquartile range of the paired ratios, so a reader
+    sees how far apart rounds were."""
+    xs, ys = samples.get(a) or [], samples.get(b) or []
+    if a == b or len(xs) < 4 or len(xs) != len(ys):
+        return ""
+    q = statistics.quantiles([x / y for x, y in zip(xs, ys)], n=4)
+    return " [IQR %.3f-%.3f]" % (q[0], q[2])
+
+
 def ratios(s, name, refs):
-    """"1.012x empty, 0.900x snoopy": name against each (config, label)."""
-    return ", ".join("%s %s" % (fmt_ratio(paired(s, name, c)), label)
-                     for c, label in refs)
+    """"1.012x empty [IQR ...], 0.900x snoopy": name against each (config,
+    label); the spread is given for the first reference, the one the goal
+    names."""
+    out = []
+    for i, (c, label) in enumerate(refs):
+        out.append("%s %s%s" % (fmt_ratio(paired(s, name, c)), label,
+                                spread(s, name, c) if i == 0 else ""))
+    return ", ".join(out)
 
 
 def verdict(ok):
@@ -290,7 +305,7 @@ def shim_status(home):
     """None and the environment a child of the shim sees, or the reason the
     shim cannot be measured."""
     if not os.path.exists(SHIM):
-        return "build/libenvshim.so not built", None
+        return "build/libenvshim.so not built (make all failed above)", None
     r = subprocess.run(["nm", "-D", "--defined-only", SHIM],
                        capture_output=True, text=True)
     if not re.search(r" T execve$", r.stdout, re.M):
@@ -317,7 +332,7 @@ def nobody_prefix():
 
 def helper_status(ws, env):
     if not os.access(HELPER, os.X_OK):
-        return "build/envshim-sandbox not built"
+        return "build/envshim-sandbox not built (make all failed above)"
     r = subprocess.run(nobody_prefix() + [HELPER, "--", "/bin/sh", "-c",
                                           "echo ok"],
                        env=env, cwd=ws, capture_output=True, text=True)
@@ -570,9 +585,9 @@ def bench_sandbox(home):
                 missing(bench, n, broken[n])
                 continue
             ctx = "%.2f ms" % (statistics.median(s[n]) / 1e6)
-            ratio = ratios(s, n, (("plain", "plain"),
+            ratio = ratios(s, n, (("bubblewrap", "bwrap"),
                                   ("unshare -Urmpf", "unshare"),
-                                  ("bubblewrap", "bwrap")))
+                                  ("plain", "plain")))
             goal = res = ""
             if n == "envshim-sandbox":
                 rb, ru = paired(s, n, "bubblewrap"), paired(s, n, "unshare -Urmpf")
