@@ -21,6 +21,7 @@
 #define ES_PATH_MAX		4096	/* a file name */
 #define ES_LOG_LINE		8192	/* one audit record, one write(2) */
 #define ES_STACK_ENV		512	/* envp entries handled on the stack; more: mmap */
+#define ES_PATH_ENTRIES_MAX	1024	/* PATH entries kept; more: PATH drops */
 #define ES_MAX_ARGS		4096	/* execl-family arguments */
 
 #endif

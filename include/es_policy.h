@@ -14,6 +14,7 @@
 #include "es_limits.h"
 
 #define ES_POLICY_ARENA	65536	/* bytes for every string a policy holds */
+#define ES_NAMES_IX	1024	/* slots of the builtin name index (names.c) */
 
 enum es_action {
 	ES_KEEP = 0,
@@ -96,6 +97,8 @@ struct es_policy {
 	struct es_item	 shells[ES_MAX_SHELLS];
 	size_t		 arena_used;
 	char		 arena[ES_POLICY_ARENA];
+	/* Index of the builtin name lists, built by es_policy_init. */
+	unsigned short	 names_ix[ES_NAMES_IX];
 };
 
 /* Where a parse failed: "file:line: what". */

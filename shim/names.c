@@ -1,1 +1,519 @@
-/* names.c: not written yet. */
+/*
+ * names.c - the builtin name lists (research: env-lists.md section 10) and
+ * the name classification the filter runs for every variable.
+ *
+ * Pure: const tables only.  Each name appears once; a name on several
+ * lists carries all of their class bits (HOME is both always-kept and
+ * Tier B).  The lookups are AS-safe.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "names.h"
+
+#define INJ	ES_NC_INJECTION
+#define SEC	ES_NC_SECRET
+#define CAP	ES_NC_CAPABILITY
+#define CHG	ES_NC_CHANGED
+#define SAFE	ES_NC_SAFE
+#define EXM	ES_NC_EXEMPT
+#define URL	ES_NC_URL
+#define VW	ES_NC_V_WORD
+#define VTZ	ES_NC_V_TZ
+#define VABS	ES_NC_V_ABS
+#define COMP	ES_NC_COMP
+#define CNF	ES_NC_COMP_NF
+
+#define N(s, c)	{ s, sizeof(s) - 1, (c) }
+
+const struct es_name es_names[] = {
+	/* Tier A, libc and loader (LD_* is a prefix below). */
+	N("GCONV_PATH", INJ), N("GETCONF_DIR", INJ), N("GLIBC_TUNABLES", INJ),
+	N("HOSTALIASES", INJ), N("RESOLV_HOST_CONF", INJ),
+	N("RES_OPTIONS", INJ), N("LOCALDOMAIN", INJ), N("LOCPATH", INJ),
+	N("NLSPATH", INJ), N("PATH_LOCALE", INJ), N("NIS_PATH", INJ),
+	N("MALLOC_TRACE", INJ), N("TERMINFO", INJ), N("TERMINFO_DIRS", INJ),
+	N("TERMPATH", INJ), N("TERMCAP", INJ), N("LIBPATH", INJ),
+	N("SHLIB_PATH", INJ),
+	/* Tier A, shells. */
+	N("BASH_ENV", INJ), N("ENV", INJ), N("KSH_ENV", INJ),
+	N("SHELLOPTS", INJ), N("BASHOPTS", INJ), N("PS4", INJ),
+	N("PROMPT_COMMAND", INJ), N("GLOBIGNORE", INJ), N("CDPATH", INJ),
+	N("IFS", INJ), N("FPATH", INJ), N("ZDOTDIR", INJ), N("NULLCMD", INJ),
+	N("READNULLCMD", INJ), N("TMPPREFIX", INJ), N("BASH_XTRACEFD", INJ),
+	N("EXECIGNORE", INJ),
+	/* Tier A, python. */
+	N("PYTHONPATH", INJ), N("PYTHONHOME", INJ), N("PYTHONPLATLIBDIR", INJ),
+	N("PYTHONSTARTUP", INJ), N("PYTHONINSPECT", INJ),
+	N("PYTHONUSERBASE", INJ), N("PYTHONBREAKPOINT", INJ),
+	N("PYTHONWARNINGS", INJ), N("PYTHONEXECUTABLE", INJ),
+	/* Tier A, node. */
+	N("NODE_OPTIONS", INJ), N("NODE_PATH", INJ),
+	N("NODE_REPL_EXTERNAL_MODULE", INJ), N("NODE_REPL_HISTORY", INJ),
+	N("NODE_V8_COVERAGE", INJ), N("NODE_REDIRECT_WARNINGS", INJ),
+	N("NODE_TLS_REJECT_UNAUTHORIZED", INJ),
+	/* Tier A, perl, ruby, lua, R, tcl, erlang, editors, php. */
+	N("PERL5OPT", INJ), N("PERL5LIB", INJ), N("PERLLIB", INJ),
+	N("PERL5DB", INJ), N("PERL5DBCMD", INJ), N("PERLIO_DEBUG", INJ),
+	N("PERL5SHELL", INJ), N("RUBYOPT", INJ), N("RUBYLIB", INJ),
+	N("RUBYSHELL", INJ), N("LUA_PATH", INJ), N("LUA_CPATH", INJ),
+	N("R_PROFILE", INJ), N("R_PROFILE_USER", INJ), N("R_ENVIRON", INJ),
+	N("R_ENVIRON_USER", INJ), N("TCLLIBPATH", INJ), N("ERL_AFLAGS", INJ),
+	N("ERL_FLAGS", INJ), N("ERL_ZFLAGS", INJ),
+	N("ELIXIR_ERL_OPTIONS", INJ), N("EMACSLOADPATH", INJ),
+	N("EXINIT", INJ), N("VIMINIT", INJ), N("GVIMINIT", INJ),
+	N("MYVIMRC", INJ), N("PHPRC", INJ), N("PHP_INI_SCAN_DIR", INJ),
+	/* Tier A, JVM and .NET. */
+	N("JAVA_TOOL_OPTIONS", INJ), N("_JAVA_OPTIONS", INJ),
+	N("JDK_JAVA_OPTIONS", INJ), N("JAVA_OPTS", INJ), N("MAVEN_OPTS", INJ),
+	N("GRADLE_OPTS", INJ), N("SBT_OPTS", INJ), N("ANT_OPTS", INJ),
+	N("CATALINA_OPTS", INJ), N("DOTNET_STARTUP_HOOKS", INJ),
+	N("DOTNET_ADDITIONAL_DEPS", INJ), N("CORECLR_PROFILER", INJ),
+	N("CORECLR_PROFILER_PATH", INJ), N("CORECLR_ENABLE_PROFILING", INJ),
+	/* Tier A, git (GIT_CONFIG_* is a prefix below). */
+	N("GIT_CONFIG", INJ), N("GIT_SSH", INJ), N("GIT_SSH_COMMAND", INJ),
+	N("GIT_PROXY_COMMAND", INJ), N("GIT_ASKPASS", INJ),
+	N("GIT_EXTERNAL_DIFF", INJ), N("GIT_EXEC_PATH", INJ),
+	N("GIT_TEMPLATE_DIR", INJ), N("GIT_EDITOR", INJ),
+	N("GIT_SEQUENCE_EDITOR", INJ), N("GIT_DIR", INJ),
+	N("GIT_WORK_TREE", INJ), N("GIT_COMMON_DIR", INJ),
+	N("GIT_INDEX_FILE", INJ), N("GIT_OBJECT_DIRECTORY", INJ),
+	N("GIT_ALTERNATE_OBJECT_DIRECTORIES", INJ), N("GIT_NAMESPACE", INJ),
+	N("GIT_SSL_NO_VERIFY", INJ), N("GIT_HOOK_PATH", INJ),
+	/* Tier A, askpass, preprocessors, TLS key logs and engines. */
+	N("SSH_ASKPASS", INJ), N("SSH_ASKPASS_REQUIRE", INJ),
+	N("SUDO_ASKPASS", INJ), N("LESSOPEN", INJ), N("LESSCLOSE", INJ),
+	N("SSLKEYLOGFILE", INJ), N("OPENSSL_CONF", INJ),
+	N("OPENSSL_ENGINES", INJ), N("OPENSSL_MODULES", INJ),
+	/* Tier A, build tools. */
+	N("RUSTC_WRAPPER", INJ), N("RUSTC_WORKSPACE_WRAPPER", INJ),
+	N("CARGO_BUILD_RUSTC_WRAPPER", INJ),
+	N("CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER", INJ), N("CONFIG_SITE", INJ),
+	N("CONFIG_SHELL", INJ), N("CMAKE_TOOLCHAIN_FILE", INJ),
+
+	/* Secret names, exact: cloud. */
+	N("AWS_ACCESS_KEY_ID", SEC), N("AWS_SECRET_ACCESS_KEY", SEC),
+	N("AWS_SESSION_TOKEN", SEC), N("AWS_SECURITY_TOKEN", SEC),
+	N("AWS_BEARER_TOKEN_BEDROCK", SEC),
+	N("AWS_CONTAINER_CREDENTIALS_FULL_URI", SEC),
+	N("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", SEC),
+	N("AWS_CONTAINER_AUTHORIZATION_TOKEN", SEC),
+	N("AZURE_CLIENT_SECRET", SEC), N("AZURE_CLIENT_CERTIFICATE_PASSWORD", SEC),
+	/* forges, registries, model providers, CI, telemetry. */
+	N("GH_TOKEN", SEC), N("GITHUB_TOKEN", SEC), N("GITLAB_TOKEN", SEC),
+	N("CI_JOB_TOKEN", SEC), N("NPM_TOKEN", SEC), N("NODE_AUTH_TOKEN", SEC),
+	N("ANTHROPIC_API_KEY", SEC), N("ANTHROPIC_AUTH_TOKEN", SEC),
+	N("ANTHROPIC_CUSTOM_HEADERS", SEC), N("CLAUDE_CODE_OAUTH_TOKEN", SEC),
+	N("OPENAI_API_KEY", SEC), N("GEMINI_API_KEY", SEC),
+	N("GOOGLE_API_KEY", SEC), N("ACTIONS_ID_TOKEN_REQUEST_TOKEN", SEC),
+	N("ACTIONS_ID_TOKEN_REQUEST_URL", SEC), N("ACTIONS_RUNTIME_TOKEN", SEC),
+	N("OTEL_EXPORTER_OTLP_HEADERS", SEC),
+	N("OTEL_EXPORTER_OTLP_LOGS_HEADERS", SEC),
+	N("OTEL_EXPORTER_OTLP_METRICS_HEADERS", SEC),
+	N("OTEL_EXPORTER_OTLP_TRACES_HEADERS", SEC),
+	/* connection strings and the rest. */
+	N("DATABASE_URL", SEC), N("DB_URI", SEC), N("CONNECTION_STRING", SEC),
+	N("REDIS_URL", SEC), N("MONGODB_URI", SEC), N("AMQP_URL", SEC),
+	N("SLACK_WEBHOOK_URL", SEC), N("VAULT_TOKEN", SEC),
+	N("DOCKER_AUTH_CONFIG", SEC), N("SENTRY_DSN", SEC),
+
+	/*
+	 * Capabilities: not secrets, but each lets a child act with the
+	 * user's keys, session bus, display, daemon or cloud identity.
+	 */
+	N("SSH_AUTH_SOCK", CAP), N("GPG_AGENT_INFO", CAP),
+	N("DBUS_SESSION_BUS_ADDRESS", CAP), N("DOCKER_HOST", CAP | CHG),
+	N("KUBECONFIG", CAP | CHG), N("GOOGLE_APPLICATION_CREDENTIALS", CAP),
+	N("AWS_SHARED_CREDENTIALS_FILE", CAP),
+	N("AWS_WEB_IDENTITY_TOKEN_FILE", CAP), N("AZURE_AUTH_LOCATION", CAP),
+	N("XAUTHORITY", CAP), N("KRB5CCNAME", CAP),
+
+	/* Tier B: editors and pagers. */
+	N("PAGER", CHG), N("MANPAGER", CHG), N("GIT_PAGER", CHG),
+	N("EDITOR", CHG), N("VISUAL", CHG), N("FCEDIT", CHG),
+	N("SUDO_EDITOR", CHG), N("BROWSER", CHG),
+	/* locations (HOME is with the always-kept names). */
+	N("XDG_CONFIG_HOME", CHG), N("XDG_DATA_HOME", CHG),
+	N("XDG_CACHE_HOME", CHG), N("HISTFILE", CHG), N("CLASSPATH", CHG),
+	N("GEM_HOME", CHG), N("GEM_PATH", CHG), N("BUNDLE_GEMFILE", CHG),
+	N("VIRTUAL_ENV", CHG), N("TZDIR", CHG), N("CARGO_HOME", CHG),
+	/* compilers and flags. */
+	N("CC", CHG), N("CXX", CHG), N("RUSTC", CHG), N("RUSTDOC", CHG),
+	N("CARGO_BUILD_RUSTC", CHG), N("CARGO_BUILD_RUSTDOC", CHG),
+	N("CMAKE_C_COMPILER", CHG), N("CMAKE_CXX_COMPILER", CHG),
+	N("MAKE", CHG), N("MAKEFLAGS", CHG), N("MFLAGS", CHG),
+	N("GOFLAGS", CHG), N("RUSTFLAGS", CHG), N("CFLAGS", CHG),
+	N("LDFLAGS", CHG), N("CGO_CFLAGS", CHG), N("CGO_LDFLAGS", CHG),
+	N("LIBRARY_PATH", CHG), N("CPATH", CHG), N("C_INCLUDE_PATH", CHG),
+	N("CPLUS_INCLUDE_PATH", CHG),
+	/* package indexes (URL-valued ones get their userinfo stripped). */
+	N("PIP_INDEX_URL", CHG | URL), N("PIP_EXTRA_INDEX_URL", CHG | URL),
+	N("PIP_CONFIG_FILE", CHG), N("PIP_FIND_LINKS", CHG | URL),
+	N("PIP_TRUSTED_HOST", CHG), N("UV_INDEX", CHG | URL),
+	N("UV_INDEX_URL", CHG | URL), N("UV_EXTRA_INDEX_URL", CHG | URL),
+	N("UV_DEFAULT_INDEX", CHG | URL), N("GOPROXY", CHG | URL),
+	N("GONOSUMDB", CHG), N("GONOSUMCHECK", CHG), N("GONOPROXY", CHG),
+	N("GOPRIVATE", CHG | EXM), N("GOENV", CHG),
+	N("BUN_CONFIG_REGISTRY", CHG | URL), N("YARN_RC_FILENAME", CHG),
+	/* TLS trust. */
+	N("SSL_CERT_FILE", CHG | EXM), N("SSL_CERT_DIR", CHG | EXM),
+	N("NODE_EXTRA_CA_CERTS", CHG), N("REQUESTS_CA_BUNDLE", CHG),
+	N("CURL_CA_BUNDLE", CHG), N("GIT_SSL_CAINFO", CHG),
+	N("GIT_SSL_CAPATH", CHG),
+	/* proxies, in every case (names compare case-insensitively). */
+	N("HTTP_PROXY", CHG | URL), N("HTTPS_PROXY", CHG | URL),
+	N("ALL_PROXY", CHG | URL), N("FTP_PROXY", CHG | URL),
+	N("GRPC_PROXY", CHG | URL), N("RSYNC_PROXY", CHG | URL),
+	N("NO_PROXY", CHG),
+	/* daemons and clusters (DOCKER_HOST, KUBECONFIG above). */
+	N("DOCKER_CONTEXT", CHG), N("DOCKER_CERT_PATH", CHG),
+	N("DOCKER_TLS_VERIFY", CHG),
+	/* others; git's protocol allow-lists can only be inherited. */
+	N("HGRCPATH", CHG), N("HGEDITOR", CHG), N("HGMERGE", CHG),
+	N("SVN_EDITOR", CHG), N("SVN_SSH", CHG), N("WGETRC", CHG),
+	N("CURL_HOME", CHG), N("GIT_ALLOW_PROTOCOL", CHG),
+	N("GIT_PROTOCOL_FROM_USER", CHG),
+
+	/* Always kept, value-checked (LC_* is a prefix below; PATH apart). */
+	N("PATH", ES_NC_PATH),
+	N("HOME", SAFE | VABS | CHG), N("USER", SAFE), N("LOGNAME", SAFE),
+	N("SHELL", SAFE | VABS), N("PWD", SAFE | VABS | EXM | CNF),
+	N("SHLVL", SAFE), N("TMPDIR", SAFE | VABS), N("TMP", SAFE | VABS),
+	N("TEMP", SAFE | VABS), N("TERM", SAFE | VW), N("COLORTERM", SAFE | VW),
+	N("LANG", SAFE | VW), N("LANGUAGE", SAFE | VW), N("LINGUAS", SAFE | VW),
+	N("TZ", SAFE | VTZ), N("NO_COLOR", SAFE), N("FORCE_COLOR", SAFE),
+	N("CLICOLOR", SAFE), N("COLUMNS", SAFE), N("LINES", SAFE),
+	N("LS_COLORS", SAFE), N("COLORS", SAFE), N("GREP_COLORS", SAFE),
+	N("DISPLAY", SAFE), N("WAYLAND_DISPLAY", SAFE),
+	N("XDG_RUNTIME_DIR", SAFE | VABS), N("XDG_CURRENT_DESKTOP", SAFE),
+	N("GOOS", SAFE), N("GOARCH", SAFE), N("CGO_ENABLED", SAFE),
+	N("GO111MODULE", SAFE), N("GOEXPERIMENT", SAFE),
+	N("RUST_BACKTRACE", SAFE), N("RUST_LOG", SAFE), N("NODE_ENV", SAFE),
+	N("PYTHONUNBUFFERED", SAFE), N("PYTHONDONTWRITEBYTECODE", SAFE),
+
+	/* Never secrets by name, though a component says so. */
+	N("TOKENIZERS_PARALLELISM", EXM), N("KEYTIMEOUT", EXM),
+	N("KEYMAP", EXM), N("PASSWORD_STORE_DIR", EXM), N("OLDPWD", EXM),
+
+	/* Name components that make a secret name. */
+	N("KEY", COMP), N("APIKEY", COMP), N("TOKEN", COMP), N("SECRET", COMP),
+	N("SECRETS", COMP), N("PASSWORD", COMP), N("PASSWD", COMP),
+	N("PASSPHRASE", COMP), N("CREDENTIAL", COMP), N("CREDENTIALS", COMP),
+	N("CREDS", COMP), N("COOKIE", COMP), N("BEARER", COMP),
+	N("PASS", CNF), N("AUTH", ES_NC_AUTH), N("HEADER", ES_NC_HEADER),
+	N("HEADERS", ES_NC_HEADER),
+};
+const size_t es_nnames = sizeof(es_names) / sizeof(es_names[0]);
+
+#define P(s, c)	{ s, sizeof(s) - 1, (c) }
+
+const struct es_prefix es_prefixes[] = {
+	P("LD_", INJ), P("DYLD_", INJ), P("BASH_FUNC_", INJ),
+	P("__BASH_FUNC", INJ), P("_RLD", INJ), P("LDR_", INJ),
+	P("GIT_CONFIG_", INJ), P("LUA_INIT", INJ), P("NPM_CONFIG_", INJ),
+	P("ENVSHIM_", ES_NC_LOCKED),
+	P("CARGO_REGISTRIES_", CHG), P("RUSTUP_", CHG), P("ANSIBLE_", CHG),
+	P("TF_VAR_", CHG),
+	P("LC_", SAFE | VW),
+	P("KEYBOARD", EXM), P("XKB_", EXM), P("GIT_AUTHOR_", EXM),
+	P("GIT_COMMITTER_", EXM),
+};
+const size_t es_nprefixes = sizeof(es_prefixes) / sizeof(es_prefixes[0]);
+
+/*
+ * High-precision substrings (detect-secrets' keyword list, narrowed):
+ * they catch run-together names such as MYAPIKEY or npm's _authToken.
+ */
+static const struct {
+	const char	*s;
+	unsigned char	 len;
+} substrings[] = {
+	{ "APIKEY", 6 }, { "API_KEY", 7 }, { "AUTHTOKEN", 9 },
+	{ "ACCESSTOKEN", 11 }, { "SECRETKEY", 9 }, { "PRIVATEKEY", 10 },
+	{ "PASSWORD", 8 }, { "PASSWD", 6 },
+};
+
+uint32_t
+es_names_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ es_upper((unsigned char)s[i])) * 16777619u;
+	return h;
+}
+
+int
+es_names_index(unsigned short *ix)
+{
+	size_t i, slot;
+
+	memset(ix, 0, ES_NAMES_IX * sizeof(*ix));
+	for (i = 0; i < es_nnames; i++) {
+		const struct es_name *e = &es_names[i];
+
+		slot = es_names_hash(e->name, e->len) & (ES_NAMES_IX - 1);
+		while (ix[slot] != 0) {
+			const struct es_name *o = &es_names[ix[slot] - 1];
+
+			if (o->len == e->len && es_ci_eq(o->name, e->name, e->len))
+				return -1;
+			slot = (slot + 1) & (ES_NAMES_IX - 1);
+		}
+		ix[slot] = (unsigned short)(i + 1);
+	}
+	return 0;
+}
+
+unsigned
+es_names_lookup(const unsigned short *ix, const char *name, size_t len,
+    uint32_t hash)
+{
+	size_t slot = hash & (ES_NAMES_IX - 1);
+	unsigned k;
+
+	while ((k = ix[slot]) != 0) {
+		const struct es_name *e = &es_names[k - 1];
+
+		if (e->len == len && es_ci_eq(e->name, name, len))
+			return e->cls;
+		slot = (slot + 1) & (ES_NAMES_IX - 1);
+	}
+	return 0;
+}
+
+/* CARGO_TARGET_<triple>_RUNNER / _LINKER: cargo runs that program. */
+static int
+cargo_target_tool(const char *name, size_t len)
+{
+	static const char pfx[] = "CARGO_TARGET_";
+	size_t p = sizeof(pfx) - 1, i, s;
+
+	if (len < p + 1 + 7 || !es_ci_eq(name, pfx, p))
+		return 0;
+	if (es_ci_eq(name + len - 7, "_RUNNER", 7) ||
+	    es_ci_eq(name + len - 7, "_LINKER", 7))
+		s = len - 7;
+	else
+		return 0;
+	for (i = p; i < s; i++) {
+		unsigned char c = es_upper((unsigned char)name[i]);
+
+		if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+unsigned
+es_names_class(const unsigned short *ix, const char *name, size_t len)
+{
+	unsigned cls;
+	size_t i;
+	unsigned char c0;
+
+	cls = es_names_lookup(ix, name, len, es_names_hash(name, len));
+	cls &= ~(unsigned)(ES_NC_COMP | ES_NC_COMP_NF | ES_NC_AUTH |
+	    ES_NC_HEADER);
+	if (len == 0)
+		return cls;
+	c0 = es_upper((unsigned char)name[0]);
+	for (i = 0; i < es_nprefixes; i++) {
+		const struct es_prefix *e = &es_prefixes[i];
+
+		if ((unsigned char)e->pfx[0] == c0 && len >= e->len &&
+		    es_ci_eq(name, e->pfx, e->len))
+			cls |= e->cls;
+	}
+	for (i = 0; i + 1 < len; i++)
+		if ((name[i] == '%' && name[i + 1] == '%') ||
+		    (name[i] == '(' && name[i + 1] == ')'))
+			return cls | ES_NC_INJECTION;
+	if (c0 == 'C' && cargo_target_tool(name, len))
+		cls |= ES_NC_INJECTION;
+	return cls;
+}
+
+static int
+has_substring(const char *name, size_t len)
+{
+	size_t i, k;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = es_upper((unsigned char)name[i]);
+
+		if (c != 'A' && c != 'S' && c != 'P')
+			continue;
+		for (k = 0; k < sizeof(substrings) / sizeof(substrings[0]); k++)
+			if ((unsigned char)substrings[k].s[0] == c &&
+			    len - i >= substrings[k].len &&
+			    es_ci_eq(name + i, substrings[k].s, substrings[k].len))
+				return 1;
+	}
+	return 0;
+}
+
+static int
+is_lower(unsigned char c)
+{
+	return c >= 'a' && c <= 'z';
+}
+
+static int
+is_upper(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z';
+}
+
+/* One component: a secret by itself, or half of a pair (in *pairs). */
+static int
+component(const unsigned short *ix, const char *s, size_t n, uint32_t h,
+    size_t idx, unsigned *pairs)
+{
+	unsigned cls = es_names_lookup(ix, s, n, h);
+
+	*pairs |= cls;
+	return (cls & ES_NC_COMP) || ((cls & ES_NC_COMP_NF) && idx > 0);
+}
+
+/*
+ * Components split on _ - . : / and at lower-to-upper changes, so that
+ * TOKENIZERS_PARALLELISM or KEYTIMEOUT never look like TOKEN or KEY.
+ */
+static int
+secret_component(const unsigned short *ix, const char *name, size_t len)
+{
+	size_t i, start = 0, idx = 0;
+	unsigned pairs = 0;
+	uint32_t h = 2166136261u;
+
+	for (i = 0; i <= len; i++) {
+		unsigned char c = i < len ? (unsigned char)name[i] : 0;
+		int cut = c == 0 || c == '_' || c == '-' || c == '.' ||
+		    c == ':' || c == '/';
+		int camel = !cut && i > start && is_upper(c) &&
+		    is_lower((unsigned char)name[i - 1]);
+
+		if ((cut || camel) && i > start) {
+			if (component(ix, name + start, i - start, h, idx++,
+			    &pairs))
+				return 1;
+			h = 2166136261u;
+			start = i;
+		}
+		if (cut) {
+			start = i + 1;
+			continue;
+		}
+		h = (h ^ es_upper(c)) * 16777619u;
+	}
+	return (pairs & (ES_NC_AUTH | ES_NC_HEADER)) ==
+	    (ES_NC_AUTH | ES_NC_HEADER);
+}
+
+int
+es_names_secret(const unsigned short *ix, const char *name, size_t len,
+    unsigned cls)
+{
+	if (cls & ES_NC_EXEMPT)
+		return 0;
+	if (len >= 11 && es_ci_eq(name + len - 11, "_PUBLIC_KEY", 11))
+		return 0;
+	if (cls & ES_NC_SECRET)
+		return 1;
+	if (len > 4 && es_ci_eq(name + len - 4, "_DSN", 4))
+		return 1;
+	return has_substring(name, len) || secret_component(ix, name, len);
+}
+
+/* Appends s to buf at *off; counts even past the end, to measure. */
+static void
+put(char *buf, size_t len, size_t *off, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (buf != NULL && *off + n < len)
+		memcpy(buf + *off, s, n);
+	*off += n;
+}
+
+static void
+put_names(char *buf, size_t len, size_t *off, const char *kw, unsigned bit)
+{
+	size_t i;
+
+	for (i = 0; i < es_nnames; i++) {
+		if (!(es_names[i].cls & bit))
+			continue;
+		put(buf, len, off, kw);
+		put(buf, len, off, " ");
+		put(buf, len, off, es_names[i].name);
+		put(buf, len, off, "\t# builtin\n");
+	}
+	for (i = 0; i < es_nprefixes; i++) {
+		if (!(es_prefixes[i].cls & bit))
+			continue;
+		put(buf, len, off, kw);
+		put(buf, len, off, " ");
+		put(buf, len, off, es_prefixes[i].pfx);
+		put(buf, len, off, "*\t# builtin\n");
+	}
+}
+
+long
+es_names_format(char *buf, size_t len)
+{
+	size_t off = 0, i;
+
+	put(buf, len, &off, "# builtin lists; names compare case-insensitively\n");
+	put_names(buf, len, &off, "injection", ES_NC_INJECTION);
+	put(buf, len, &off,
+	    "# injection: names holding %% or (), values starting (),\n"
+	    "#   CARGO_TARGET_*_RUNNER and CARGO_TARGET_*_LINKER\n"
+	    "# locked: ENVSHIM_* and the names the shim forces (LD_PRELOAD)\n");
+	put_names(buf, len, &off, "secret-name", ES_NC_SECRET);
+	put(buf, len, &off,
+	    "# secret-name: *_DSN; names holding APIKEY API_KEY AUTHTOKEN\n"
+	    "#   ACCESSTOKEN SECRETKEY PRIVATEKEY PASSWORD PASSWD;\n"
+	    "#   names with a component (split on _ - . : / and lower-to-upper)\n"
+	    "#  ");
+	for (i = 0; i < es_nnames; i++)
+		if (es_names[i].cls & ES_NC_COMP) {
+			put(buf, len, &off, " ");
+			put(buf, len, &off, es_names[i].name);
+		}
+	put(buf, len, &off,
+	    ",\n#   PWD or PASS when not first, AUTH with HEADER(S)\n"
+	    "# not secret names: *_PUBLIC_KEY");
+	for (i = 0; i < es_nnames; i++)
+		if (es_names[i].cls & ES_NC_EXEMPT) {
+			put(buf, len, &off, " ");
+			put(buf, len, &off, es_names[i].name);
+		}
+	for (i = 0; i < es_nprefixes; i++)
+		if (es_prefixes[i].cls & ES_NC_EXEMPT) {
+			put(buf, len, &off, " ");
+			put(buf, len, &off, es_prefixes[i].pfx);
+			put(buf, len, &off, "*");
+		}
+	put(buf, len, &off, "\n");
+	put_names(buf, len, &off, "capability", ES_NC_CAPABILITY);
+	put_names(buf, len, &off, "changed", ES_NC_CHANGED);
+	put_names(buf, len, &off, "keep", ES_NC_SAFE);
+	put(buf, len, &off,
+	    "# keep: values longer than 4096 bytes or holding a newline drop;\n"
+	    "#   TERM COLORTERM LANG LANGUAGE LC_* LINGUAS: no / or %;\n"
+	    "#   TZ: sudo's tz_is_safe; HOME SHELL PWD TMPDIR TMP TEMP\n"
+	    "#   XDG_RUNTIME_DIR: absolute, no ..\n"
+	    "# PATH: kept without empty, ., relative, .. and repeated entries\n"
+	    "# secret-value: the builtin shapes, in every value but PATH;\n"
+	    "#   proxy and index URLs lose their userinfo instead\n");
+	if (buf == NULL)
+		return (long)off;
+	if (len > 0)
+		buf[off < len ? off : len - 1] = '\0';
+	return off < len ? (long)off : -1;
+}

@@ -1,1 +1,700 @@
-/* policy.c: not written yet. */
+/*
+ * policy.c - the builtin policy, the launch snapshot and the filter that
+ * decides, for every entry of a child's environment, keep, drop or
+ * rewrite, and why.
+ *
+ * Pure: no hooks, no globals, no I/O, no allocation.  es_filter and the
+ * snapshot functions are AS-safe (they may run between vfork and exec):
+ * they touch their arguments, the caller's scratch and const tables only.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "es_policy.h"
+#include "names.h"
+
+static const char *const reason_names[ES_R__COUNT] = {
+	[ES_R_DEFAULT] = "default",
+	[ES_R_SAFE] = "safe",
+	[ES_R_INJECTION] = "injection",
+	[ES_R_SECRET_NAME] = "secret-name",
+	[ES_R_SECRET_VALUE] = "secret-value",
+	[ES_R_CAPABILITY] = "capability",
+	[ES_R_CHANGED] = "changed",
+	[ES_R_POLICY] = "policy",
+	[ES_R_MALFORMED] = "malformed",
+	[ES_R_UNSAFE_VALUE] = "unsafe-value",
+	[ES_R_DUPLICATE] = "duplicate",
+	[ES_R_LOCKED] = "locked",
+	[ES_R_NORMALISED] = "normalised",
+	[ES_R_AGENT] = "agent",
+};
+
+void
+es_policy_init(struct es_policy *p)
+{
+	static const char builtin[] = "builtin";
+
+	memset(p, 0, sizeof(*p));
+	p->mode = ES_MODE_ENFORCE;
+	p->sandbox = ES_SANDBOX_REQUIRED;
+	p->unfollowable = ES_UNFOLLOW_SANDBOX;
+	p->network = 1;
+	p->protect_self = 1;
+	p->log = ES_LOG_DEFAULT;
+	memcpy(p->arena, builtin, sizeof(builtin));
+	p->arena_used = sizeof(builtin);
+	p->layer_name[0] = p->arena;
+	p->nlayers = 1;
+	/* The tables are const and unique (a unit test pins it). */
+	(void)es_names_index(p->names_ix);
+}
+
+const char *
+es_reason_name(unsigned int reason)
+{
+	return reason < ES_R__COUNT ? reason_names[reason] : "unknown";
+}
+
+const char *
+es_action_name(unsigned int action)
+{
+	switch (action) {
+	case ES_KEEP:
+		return "keep";
+	case ES_DROP:
+		return "drop";
+	case ES_REWRITE:
+		return "rewrite";
+	default:
+		return "unknown";
+	}
+}
+
+uint64_t
+es_hash(const char *s, size_t n)
+{
+	uint64_t h = 14695981039346656037ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* '*' matches any run; everything else one byte, ASCII case-insensitively. */
+static int
+glob_ci(const char *pat, size_t plen, const char *s, size_t slen)
+{
+	size_t p = 0, i = 0, star = (size_t)-1, mark = 0;
+
+	while (i < slen) {
+		if (p < plen && pat[p] == '*') {
+			star = p++;
+			mark = i;
+		} else if (p < plen && es_upper((unsigned char)pat[p]) ==
+		    es_upper((unsigned char)s[i])) {
+			p++;
+			i++;
+		} else if (star != (size_t)-1) {
+			p = star + 1;
+			i = ++mark;
+		} else
+			return 0;
+	}
+	while (p < plen && pat[p] == '*')
+		p++;
+	return p == plen;
+}
+
+/* The last user rule naming this variable (last match wins), or NULL. */
+static const struct es_rule *
+user_rule(const struct es_policy *p, const char *name, size_t nlen)
+{
+	size_t r;
+
+	for (r = p->nrules; r-- > 0;) {
+		const struct es_rule *rl = &p->rules[r];
+
+		if (rl->kind != ES_RULE_SECRET_VALUE &&
+		    glob_ci(rl->pat, rl->len, name, nlen))
+			return rl;
+	}
+	return NULL;
+}
+
+/* Is the variable tracked by the snapshot (Tier B, builtin or policy)? */
+static int
+tracked(const struct es_policy *p, const char *name, size_t nlen,
+    unsigned cls)
+{
+	const struct es_rule *rl;
+
+	if (cls & ES_NC_CHANGED)
+		return 1;
+	rl = user_rule(p, name, nlen);
+	return rl != NULL && rl->kind == ES_RULE_CHANGED;
+}
+
+void
+es_snapshot_take(const struct es_policy *p, char *const envp[],
+    struct es_snapshot *snap)
+{
+	size_t i, k;
+
+	snap->n = 0;
+	for (i = 0; envp != NULL && envp[i] != NULL; i++) {
+		const char *s = envp[i], *eq = strchr(s, '=');
+		size_t nlen;
+		uint64_t h;
+
+		if (eq == NULL || eq == s)
+			continue;
+		nlen = (size_t)(eq - s);
+		if (!tracked(p, s, nlen, es_names_class(p->names_ix, s, nlen)))
+			continue;
+		h = es_hash(s, nlen);
+		for (k = 0; k < snap->n; k++)
+			if (snap->name[k] == h)
+				break;
+		if (k < snap->n)
+			continue;	/* first copy wins, as getenv sees it */
+		if (snap->n == ES_SNAPSHOT_MAX)
+			return;		/* the rest counts as changed */
+		snap->name[snap->n] = h;
+		snap->value[snap->n] = es_hash(eq + 1, strlen(eq + 1));
+		snap->n++;
+	}
+}
+
+static void
+hex16(char *out, uint64_t v)
+{
+	static const char hx[] = "0123456789abcdef";
+	int k;
+
+	for (k = 15; k >= 0; k--) {
+		out[k] = hx[v & 15];
+		v >>= 4;
+	}
+}
+
+long
+es_snapshot_encode(const struct es_snapshot *snap, char *buf, size_t len)
+{
+	size_t need, i;
+	char *o = buf;
+
+	need = snap->n == 0 ? 0 : snap->n * 34 - 1;
+	if (len < need + 1)
+		return -1;
+	for (i = 0; i < snap->n; i++) {
+		if (i > 0)
+			*o++ = ',';
+		hex16(o, snap->name[i]);
+		o[16] = ':';
+		hex16(o + 17, snap->value[i]);
+		o += 33;
+	}
+	*o = '\0';
+	return (long)need;
+}
+
+static int
+unhex16(const char *s, uint64_t *v)
+{
+	int k;
+
+	*v = 0;
+	for (k = 0; k < 16; k++) {
+		unsigned char c = (unsigned char)s[k];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else
+			return -1;
+		*v = (*v << 4) | d;
+	}
+	return 0;
+}
+
+int
+es_snapshot_decode(const char *text, struct es_snapshot *snap)
+{
+	const char *s = text;
+
+	snap->n = 0;
+	if (*s == '\0')
+		return 0;
+	for (;;) {
+		if (snap->n == ES_SNAPSHOT_MAX || strnlen(s, 33) < 33 ||
+		    unhex16(s, &snap->name[snap->n]) != 0 || s[16] != ':' ||
+		    unhex16(s + 17, &snap->value[snap->n]) != 0)
+			break;
+		snap->n++;
+		s += 33;
+		if (*s == '\0')
+			return 0;
+		if (*s++ != ',')
+			break;
+	}
+	snap->n = 0;
+	return -1;
+}
+
+/* ---- the filter ---- */
+
+#define NONE	UINT32_MAX
+
+/* The caller's scratch, carved up. */
+struct scratch {
+	uint32_t	*first;		/* index of the first copy of the name */
+	uint32_t	*nlen;		/* name length */
+	uint32_t	*slot;		/* hash table of first copies */
+	size_t		 nslot;		/* a power of two */
+	unsigned char	*act, *why;	/* per entry */
+	unsigned char	*gdrop;		/* per first copy: 1 + reason, 0 kept */
+	uint32_t	*poff;		/* PATH rewrite: kept entries */
+	uint32_t	*plen;
+	char		*text;		/* rewritten entries */
+	size_t		 textlen, textused;
+};
+
+static size_t
+slots_for(size_t n)
+{
+	size_t s = 16;
+
+	while (s < 2 * n)
+		s *= 2;
+	return s;
+}
+
+#define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
+
+size_t
+es_filter_scratch(size_t n, size_t bytes)
+{
+	return ALIGN8(n * 4) * 2 + ALIGN8(slots_for(n) * 4) +
+	    ALIGN8(n) * 3 + 2 * ALIGN8(ES_PATH_ENTRIES_MAX * 4) +
+	    ALIGN8(bytes + n + 1) + 8;
+}
+
+static int
+carve(struct scratch *sc, void *mem, size_t len, size_t n, size_t bytes)
+{
+	char *m = mem;
+	size_t off;
+
+	if (mem == NULL || len < es_filter_scratch(n, bytes))
+		return -1;
+	off = (8 - ((uintptr_t)m & 7)) & 7;
+	m += off;
+	sc->first = (uint32_t *)(void *)m;
+	m += ALIGN8(n * 4);
+	sc->nlen = (uint32_t *)(void *)m;
+	m += ALIGN8(n * 4);
+	sc->nslot = slots_for(n);
+	sc->slot = (uint32_t *)(void *)m;
+	m += ALIGN8(sc->nslot * 4);
+	sc->poff = (uint32_t *)(void *)m;
+	m += ALIGN8(ES_PATH_ENTRIES_MAX * 4);
+	sc->plen = (uint32_t *)(void *)m;
+	m += ALIGN8(ES_PATH_ENTRIES_MAX * 4);
+	sc->act = (unsigned char *)m;
+	m += ALIGN8(n);
+	sc->why = (unsigned char *)m;
+	m += ALIGN8(n);
+	sc->gdrop = (unsigned char *)m;
+	m += ALIGN8(n);
+	sc->text = m;
+	sc->textlen = bytes + n + 1;
+	sc->textused = 0;
+	memset(sc->slot, 0, sc->nslot * 4);
+	return 0;
+}
+
+/* Does name (nlen bytes) equal the name of "NAME=..." s, ignoring case? */
+static int
+same_name(const char *s, const char *name, size_t nlen)
+{
+	size_t i;
+
+	for (i = 0; i < nlen; i++)
+		if (s[i] == '\0' || s[i] == '=' ||
+		    es_upper((unsigned char)s[i]) !=
+		    es_upper((unsigned char)name[i]))
+			return 0;
+	return s[nlen] == '=';
+}
+
+/* Changed or added versus the launch snapshot (exact name and value)? */
+static int
+changed(const struct es_snapshot *snap, const char *name, size_t nlen,
+    const char *val, size_t vlen)
+{
+	uint64_t h;
+	size_t k;
+
+	if (snap == NULL)
+		return 0;
+	h = es_hash(name, nlen);
+	for (k = 0; k < snap->n; k++)
+		if (snap->name[k] == h)
+			return snap->value[k] != es_hash(val, vlen);
+	return 1;
+}
+
+/* A ".." path element anywhere. */
+static int
+dotdot(const char *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++)
+		if (v[i] == '.' && v[i + 1] == '.' &&
+		    (i == 0 || v[i - 1] == '/') &&
+		    (i + 2 == n || v[i + 2] == '/'))
+			return 1;
+	return 0;
+}
+
+/* sudo's tz_is_safe: a zone name, or a file under the zoneinfo tree. */
+static int
+tz_safe(const char *v, size_t n)
+{
+	static const char zi[] = "/usr/share/zoneinfo/";
+	size_t i;
+
+	if (n > 0 && v[0] == ':') {
+		v++;
+		n--;
+	}
+	if (n >= ES_PATH_MAX)
+		return 0;
+	if (n > 0 && v[0] == '/' &&
+	    (n < sizeof(zi) - 1 || memcmp(v, zi, sizeof(zi) - 1) != 0))
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)v[i];
+
+		if (c <= ' ' || c >= 0x7f)
+			return 0;
+	}
+	return !dotdot(v, n);
+}
+
+/* The value checks of the always-kept names. */
+static int
+safe_value(unsigned cls, const char *v, size_t n)
+{
+	size_t i;
+
+	if (n > ES_SAFE_VALUE_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (v[i] == '\n' || v[i] == '\r')
+			return 0;
+	if (cls & ES_NC_V_WORD) {
+		for (i = 0; i < n; i++)
+			if (v[i] == '/' || v[i] == '%')
+				return 0;
+	}
+	if ((cls & ES_NC_V_TZ) && !tz_safe(v, n))
+		return 0;
+	if ((cls & ES_NC_V_ABS) && (n == 0 || v[0] != '/' || dotdot(v, n)))
+		return 0;
+	return 1;
+}
+
+struct ctx {
+	const struct es_policy		*p;
+	const struct es_snapshot	*snap;
+	unsigned			 flags;
+	const char *const		*forced;
+};
+
+#define V(a, r)	((unsigned)(a) | ((unsigned)(r) << 8))
+
+/* The secret-value verdict, softened for the agent and for URL names. */
+static unsigned
+value_verdict(const struct ctx *c, unsigned cls, const char *val, size_t vlen,
+    unsigned keep)
+{
+	const char *what = NULL;
+
+	if (!es_secret_value(c->p, val, vlen, &what))
+		return keep;
+	if (c->flags & ES_F_AGENT)
+		return V(ES_KEEP, ES_R_AGENT);
+	if ((cls & ES_NC_URL) && what != NULL &&
+	    strcmp(what, "url-userinfo") == 0)
+		return V(ES_REWRITE, ES_R_SECRET_VALUE);	/* pass 2 checks */
+	return V(ES_DROP, ES_R_SECRET_VALUE);
+}
+
+/* One entry's fate, on its own (copies are reconciled by the caller). */
+static unsigned
+decide(const struct ctx *c, const char *s, size_t nlen)
+{
+	const struct es_policy *p = c->p;
+	const char *val = s + nlen + 1;
+	size_t vlen = strlen(val), k;
+	const struct es_rule *rl;
+	unsigned cls;
+	int agent = (c->flags & ES_F_AGENT) != 0;
+
+	for (k = 0; c->forced != NULL && c->forced[k] != NULL; k++)
+		if (same_name(c->forced[k], s, nlen))
+			return V(ES_DROP, ES_R_LOCKED);
+	cls = es_names_class(p->names_ix, s, nlen);
+	if (cls & ES_NC_LOCKED)
+		return V(ES_DROP, ES_R_LOCKED);
+	if (nlen >= 3 && es_ci_eq(s, "LD_", 3))
+		return V(ES_DROP, ES_R_INJECTION);
+	for (k = 0; k < p->nsets; k++)
+		if (same_name(p->sets[k].s, s, nlen))
+			return V(ES_DROP, ES_R_POLICY);
+
+	if ((rl = user_rule(p, s, nlen)) != NULL) {
+		switch (rl->kind) {
+		case ES_RULE_KEEP:
+			return V(ES_KEEP, ES_R_POLICY);
+		case ES_RULE_DROP:
+			return V(ES_DROP, ES_R_POLICY);
+		case ES_RULE_INJECTION:
+			return V(ES_DROP, ES_R_INJECTION);
+		case ES_RULE_SECRET_NAME:
+			return agent ? V(ES_KEEP, ES_R_AGENT) :
+			    V(ES_DROP, ES_R_SECRET_NAME);
+		case ES_RULE_CAPABILITY:
+			return agent ? V(ES_KEEP, ES_R_AGENT) :
+			    V(ES_DROP, ES_R_CAPABILITY);
+		case ES_RULE_CHANGED:
+			if (changed(c->snap, s, nlen, val, vlen))
+				return V(ES_DROP, ES_R_CHANGED);
+			return value_verdict(c, cls, val, vlen,
+			    V(ES_KEEP, ES_R_DEFAULT));
+		default:
+			break;
+		}
+	}
+
+	if ((cls & ES_NC_INJECTION) || (vlen >= 2 && val[0] == '(' &&
+	    val[1] == ')'))
+		return V(ES_DROP, ES_R_INJECTION);
+	if (cls & ES_NC_PATH)
+		return V(ES_REWRITE, ES_R_NORMALISED);	/* pass 2 rewrites */
+	if ((cls & ES_NC_CHANGED) && changed(c->snap, s, nlen, val, vlen))
+		return V(ES_DROP, ES_R_CHANGED);
+	if (cls & ES_NC_SAFE) {
+		if (!safe_value(cls, val, vlen))
+			return V(ES_DROP, ES_R_UNSAFE_VALUE);
+		return value_verdict(c, cls, val, vlen, V(ES_KEEP, ES_R_SAFE));
+	}
+	if (cls & ES_NC_CAPABILITY)
+		return agent ? V(ES_KEEP, ES_R_AGENT) :
+		    V(ES_DROP, ES_R_CAPABILITY);
+	if (es_names_secret(p->names_ix, s, nlen, cls))
+		return agent ? V(ES_KEEP, ES_R_AGENT) :
+		    V(ES_DROP, ES_R_SECRET_NAME);
+	return value_verdict(c, cls, val, vlen, V(ES_KEEP, ES_R_DEFAULT));
+}
+
+/*
+ * PATH without empty, ".", relative, ".." and repeated entries, written
+ * after "NAME=" at out.  Returns the value's length, or -1 when nothing is
+ * left or there are too many entries to check.
+ */
+static long
+path_rewrite(struct scratch *sc, const char *val, size_t vlen, char *out)
+{
+	size_t i = 0, o = 0, nk = 0, k;
+
+	while (i <= vlen) {
+		size_t j = i, el;
+		int bad;
+
+		while (j < vlen && val[j] != ':')
+			j++;
+		el = j - i;
+		bad = el == 0 || val[i] != '/';
+		for (k = i; !bad && k + 1 < j; k++)
+			if (val[k] == '.' && val[k + 1] == '.')
+				bad = 1;
+		for (k = 0; !bad && k < nk; k++)
+			if (sc->plen[k] == el &&
+			    memcmp(out + sc->poff[k], val + i, el) == 0)
+				bad = 1;
+		if (!bad) {
+			if (nk == ES_PATH_ENTRIES_MAX)
+				return -1;
+			if (o > 0)
+				out[o++] = ':';
+			memcpy(out + o, val + i, el);
+			sc->poff[nk] = (uint32_t)o;
+			sc->plen[nk] = (uint32_t)el;
+			nk++;
+			o += el;
+		}
+		i = j + 1;
+	}
+	return nk == 0 ? -1 : (long)o;
+}
+
+/*
+ * Pass 2 for a rewrite of the first copy: PATH or URL userinfo.  Fills
+ * *res with the new string in scratch, or changes the verdict.
+ */
+static unsigned
+rewrite(const struct ctx *c, struct scratch *sc, const char *s, size_t nlen,
+    unsigned verdict, const char **res)
+{
+	const char *val = s + nlen + 1;
+	size_t vlen = strlen(val);
+	char *out = sc->text + sc->textused;
+	long n;
+
+	memcpy(out, s, nlen + 1);
+	if ((verdict >> 8) == ES_R_NORMALISED) {
+		n = path_rewrite(sc, val, vlen, out + nlen + 1);
+		if (n < 0)
+			return V(ES_DROP, ES_R_UNSAFE_VALUE);
+		if ((size_t)n == vlen && memcmp(out + nlen + 1, val, vlen) == 0) {
+			*res = s;
+			return V(ES_KEEP, ES_R_SAFE);
+		}
+	} else {
+		n = (long)es_url_strip(val, vlen, out + nlen + 1);
+		if (es_secret_value(c->p, out + nlen + 1, (size_t)n, NULL)) {
+			memset(out, 0, nlen + 1 + (size_t)n);
+			return V(ES_DROP, ES_R_SECRET_VALUE);
+		}
+	}
+	out[nlen + 1 + (size_t)n] = '\0';
+	sc->textused += nlen + 2 + (size_t)n;
+	*res = out;
+	return verdict;
+}
+
+long
+es_filter(const struct es_policy *p, const struct es_snapshot *snap,
+    unsigned int flags, char *const envp[], size_t n,
+    const char *const forced[], const char **out, size_t outcap,
+    struct es_verdict *v, void *scratch, size_t scratchlen)
+{
+	struct ctx c = { p, snap, flags, forced };
+	struct scratch sc;
+	size_t i, k, bytes = 0, no = 0;
+
+	for (i = 0; i < n; i++)
+		if (envp[i] != NULL)
+			bytes += strlen(envp[i]) + 1;
+	if (carve(&sc, scratch, scratchlen, n, bytes) != 0)
+		return -1;
+
+	for (k = 0; forced != NULL && forced[k] != NULL; k++) {
+		if (no + 1 >= outcap)
+			return -1;
+		out[no++] = forced[k];
+	}
+
+	/* Pass 1: each entry on its own; group copies of the exact name. */
+	for (i = 0; i < n; i++) {
+		const char *s = envp[i], *eq;
+		uint32_t h, j;
+		size_t slot, nlen;
+		unsigned d;
+
+		sc.first[i] = NONE;
+		sc.gdrop[i] = 0;
+		if (s == NULL || (eq = strchr(s, '=')) == NULL || eq == s) {
+			sc.act[i] = ES_DROP;
+			sc.why[i] = ES_R_MALFORMED;
+			continue;
+		}
+		nlen = (size_t)(eq - s);
+		sc.nlen[i] = (uint32_t)nlen;
+		h = es_names_hash(s, nlen);
+		for (slot = h & (sc.nslot - 1); (j = sc.slot[slot]) != 0;
+		    slot = (slot + 1) & (sc.nslot - 1)) {
+			if (sc.nlen[j - 1] == nlen &&
+			    memcmp(envp[j - 1], s, nlen) == 0)
+				break;
+		}
+		if (j == 0) {
+			sc.slot[slot] = (uint32_t)i + 1;
+			sc.first[i] = (uint32_t)i;
+		} else
+			sc.first[i] = j - 1;
+		d = decide(&c, s, nlen);
+		sc.act[i] = (unsigned char)(d & 0xff);
+		sc.why[i] = (unsigned char)(d >> 8);
+		if (sc.act[i] == ES_DROP && sc.gdrop[sc.first[i]] == 0)
+			sc.gdrop[sc.first[i]] = (unsigned char)(1 + sc.why[i]);
+	}
+
+	/* Pass 2: every copy of a dropped name goes; a kept one goes once. */
+	for (i = 0; i < n; i++) {
+		uint32_t f = sc.first[i];
+		const char *res = envp[i];
+
+		if (f == NONE)
+			continue;
+		if (sc.gdrop[f] != 0) {
+			if (sc.act[i] != ES_DROP) {
+				sc.act[i] = ES_DROP;
+				sc.why[i] = (unsigned char)(sc.gdrop[f] - 1);
+			}
+			continue;
+		}
+		if (f != i) {
+			sc.act[i] = ES_DROP;
+			sc.why[i] = ES_R_DUPLICATE;
+			continue;
+		}
+		if (sc.act[i] == ES_REWRITE) {
+			unsigned d = rewrite(&c, &sc, envp[i], sc.nlen[i],
+			    V(ES_REWRITE, sc.why[i]), &res);
+
+			sc.act[i] = (unsigned char)(d & 0xff);
+			sc.why[i] = (unsigned char)(d >> 8);
+			if (sc.act[i] == ES_DROP) {
+				sc.gdrop[i] = (unsigned char)(1 + sc.why[i]);
+				continue;
+			}
+		}
+		if (no + 1 >= outcap)
+			return -1;
+		out[no++] = res;
+	}
+
+	/* The policy's sets: the last one of each name, unless forced. */
+	for (k = 0; k < p->nsets; k++) {
+		const char *s = p->sets[k].s, *eq = strchr(s, '=');
+		size_t nlen = eq != NULL ? (size_t)(eq - s) : strlen(s), j;
+		int skip = 0;
+
+		for (j = k + 1; j < p->nsets && !skip; j++)
+			skip = same_name(p->sets[j].s, s, nlen);
+		for (j = 0; forced != NULL && forced[j] != NULL && !skip; j++)
+			skip = same_name(forced[j], s, nlen);
+		if (skip)
+			continue;
+		if (no + 1 >= outcap)
+			return -1;
+		out[no++] = s;
+	}
+	out[no] = NULL;
+
+	if (v != NULL)
+		for (i = 0; i < n; i++) {
+			v[i].action = sc.act[i];
+			v[i].reason = sc.why[i];
+		}
+	return (long)no;
+}

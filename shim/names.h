@@ -1,0 +1,116 @@
+/*
+ * names.h - the compiled-in name lists and fast name classification.
+ *
+ * Internal to the pure engine (policy.c, parse.c, tests).  Every name is
+ * compared ASCII case-insensitively.  Lookups go through an open-addressed
+ * index that es_policy_init() builds into struct es_policy (names_ix), so
+ * the tables here stay const and nothing is computed per call.
+ */
+#ifndef ES_NAMES_H
+#define ES_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "es_policy.h"	/* ES_NAMES_IX */
+
+/* Class bits of a name (or of a name component). */
+#define ES_NC_INJECTION	0x0001	/* Tier A: always dropped */
+#define ES_NC_SECRET	0x0002	/* exact secret name */
+#define ES_NC_CAPABILITY 0x0004	/* grants use of a key, socket or daemon */
+#define ES_NC_CHANGED	0x0008	/* Tier B: dropped when added/changed */
+#define ES_NC_SAFE	0x0010	/* always-keep list (value-checked) */
+#define ES_NC_EXEMPT	0x0020	/* never a secret by name */
+#define ES_NC_URL	0x0040	/* URL-valued: userinfo is stripped */
+#define ES_NC_V_WORD	0x0080	/* value: no '/', no '%' (sudo env_check) */
+#define ES_NC_V_TZ	0x0100	/* value: sudo's tz_is_safe */
+#define ES_NC_V_ABS	0x0200	/* value: absolute path without ".." */
+#define ES_NC_PATH	0x0400	/* PATH: normalised */
+#define ES_NC_COMP	0x0800	/* component that makes a secret name */
+#define ES_NC_COMP_NF	0x1000	/* the same, unless it is the first one */
+#define ES_NC_AUTH	0x2000	/* AUTH: secret together with HEADER */
+#define ES_NC_HEADER	0x4000	/* HEADER(S): secret together with AUTH */
+#define ES_NC_LOCKED	0x8000	/* ENVSHIM_*: the shim's own */
+
+struct es_name {
+	const char	*name;		/* upper case */
+	unsigned char	 len;
+	unsigned short	 cls;
+};
+
+struct es_prefix {
+	const char	*pfx;		/* upper case; matches NAME* */
+	unsigned char	 len;
+	unsigned short	 cls;
+};
+
+extern const struct es_name	es_names[];
+extern const size_t		es_nnames;
+extern const struct es_prefix	es_prefixes[];
+extern const size_t		es_nprefixes;
+
+/* Fills ix (ES_NAMES_IX slots).  Returns 0, or -1 if a name is listed twice. */
+int		es_names_index(unsigned short *ix);
+
+/* Case-insensitive 32-bit FNV-1a of a name, as the index uses it. */
+uint32_t	es_names_hash(const char *s, size_t n);
+
+/* Classes of the exact name (table entry only, no prefixes). */
+unsigned	es_names_lookup(const unsigned short *ix, const char *name,
+		    size_t len, uint32_t hash);
+
+/*
+ * Builtin classes of a whole name: the exact entry, the prefixes, and the
+ * shapes (names holding "%%" or "()", CARGO_TARGET_*_RUNNER/_LINKER), which
+ * yield ES_NC_INJECTION.  Secret-name heuristics are separate.  AS-safe.
+ */
+unsigned	es_names_class(const unsigned short *ix, const char *name,
+		    size_t len);
+
+/*
+ * Is name a secret by name: exact list, *_DSN, the high-precision
+ * substrings, or a secret component; minus the exemptions.  AS-safe.
+ */
+int		es_names_secret(const unsigned short *ix, const char *name,
+		    size_t len, unsigned cls);
+
+/*
+ * The builtin lists as policy text: one "KEYWORD NAME  # builtin" line per
+ * list entry (keywords injection, secret-name, capability, changed, keep),
+ * prefixes as "NAME*", and the rules that are shapes, not names, as "#"
+ * comment lines.  Returns the length (without the NUL), or -1 when buf
+ * (len bytes) is too small.  buf may be NULL with len 0 to measure.
+ */
+long		es_names_format(char *buf, size_t len);
+
+/*
+ * shapes.c: copies v (len bytes) to out without the userinfo of its URLs
+ * ("http://u:p@h" -> "http://h"); out has room for len bytes.  Returns the
+ * new length.  AS-safe.
+ */
+size_t		es_url_strip(const char *v, size_t len, char *out);
+
+/* shapes.c, for the tests: the number of shapes, or -1 if a prefilter
+ * table misses one of them. */
+int		es_shapes_selfcheck(void);
+
+/* ASCII upper case without a locale. */
+static inline unsigned char
+es_upper(unsigned char c)
+{
+	return (unsigned char)(c - 32 * ((unsigned)(c - 'a') < 26u));
+}
+
+/* Case-insensitive equality of n bytes. */
+static inline int
+es_ci_eq(const char *a, const char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (es_upper((unsigned char)a[i]) != es_upper((unsigned char)b[i]))
+			return 0;
+	return 1;
+}
+
+#endif

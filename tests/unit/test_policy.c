@@ -1,0 +1,854 @@
+/*
+ * test_policy.c - es_filter and the builtin lists: every list entry (in
+ * both cases), every exemption, duplicates, malformed entries, PATH, the
+ * agent flag, the snapshot, forced and set entries, user rules, and
+ * environments of 20,000 variables and 2 MiB.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "es_policy.h"
+#include "../../shim/names.h"
+
+static struct es_policy pol;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	es_policy_init(&pol);
+	return 0;
+}
+
+/* A user rule, as the parser would add it. */
+static void
+add_rule(struct es_policy *p, int kind, const char *pat)
+{
+	size_t n = strlen(pat);
+	char *s = p->arena + p->arena_used;
+
+	memcpy(s, pat, n + 1);
+	p->arena_used += n + 1;
+	p->rules[p->nrules].kind = (unsigned char)kind;
+	p->rules[p->nrules].layer = 1;
+	p->rules[p->nrules].len = (unsigned short)n;
+	p->rules[p->nrules].line = (unsigned)p->nrules + 1;
+	p->rules[p->nrules].pat = s;
+	p->nrules++;
+}
+
+static void
+add_set(struct es_policy *p, const char *nv)
+{
+	size_t n = strlen(nv);
+	char *s = p->arena + p->arena_used;
+
+	memcpy(s, nv, n + 1);
+	p->arena_used += n + 1;
+	p->sets[p->nsets].layer = 1;
+	p->sets[p->nsets].s = s;
+	p->nsets++;
+}
+
+struct run {
+	long			 n;
+	const char		*out[64];
+	struct es_verdict	 v[32];
+};
+
+/* Filters a short NULL-terminated list. */
+static void
+filt(const struct es_policy *p, const struct es_snapshot *snap,
+    unsigned flags, const char *const *forced, struct run *r,
+    const char *const *env)
+{
+	static char scratch[1 << 16];
+	size_t n = 0, bytes = 0;
+
+	while (env[n] != NULL) {
+		bytes += strlen(env[n]) + 1;
+		n++;
+	}
+	assert_true(n <= 32);
+	assert_true(es_filter_scratch(n, bytes) <= sizeof(scratch));
+	r->n = es_filter(p, snap, flags, (char *const *)env, n, forced,
+	    r->out, 64, r->v, scratch, es_filter_scratch(n, bytes));
+	assert_true(r->n >= 0);
+}
+
+/* The verdict of one variable alone. */
+static struct es_verdict
+one(const struct es_policy *p, const struct es_snapshot *snap,
+    unsigned flags, const char *entry)
+{
+	const char *env[2] = { entry, NULL };
+	struct run r;
+
+	filt(p, snap, flags, NULL, &r, env);
+	return r.v[0];
+}
+
+static int
+check(const char *casename, struct es_verdict got, int act, int why)
+{
+	if (got.action == act && got.reason == why)
+		return 0;
+	print_error("case \"%s\": got %s/%s, want %s/%s\n", casename,
+	    es_action_name(got.action), es_reason_name(got.reason),
+	    es_action_name((unsigned)act), es_reason_name((unsigned)why));
+	return 1;
+}
+
+/* A value that passes the entry's own value checks. */
+static const char *
+good_value(unsigned cls)
+{
+	if (cls & ES_NC_V_ABS)
+		return "/tmp";
+	if (cls & ES_NC_V_TZ)
+		return "UTC";
+	if (cls & ES_NC_V_WORD)
+		return "C";
+	if (cls & ES_NC_PATH)
+		return "/usr/bin";
+	return "1";
+}
+
+/* What the builtin policy does with a name of these classes. */
+static void
+expect(unsigned cls, int snapshot_empty, int *act, int *why)
+{
+	*act = ES_DROP;
+	if (cls & ES_NC_LOCKED)
+		*why = ES_R_LOCKED;
+	else if (cls & ES_NC_INJECTION)
+		*why = ES_R_INJECTION;
+	else if (cls & ES_NC_PATH) {
+		*act = ES_KEEP;
+		*why = ES_R_SAFE;
+	} else if ((cls & ES_NC_CHANGED) && snapshot_empty)
+		*why = ES_R_CHANGED;
+	else if (cls & ES_NC_SAFE) {
+		*act = ES_KEEP;
+		*why = ES_R_SAFE;
+	} else if (cls & ES_NC_CAPABILITY)
+		*why = ES_R_CAPABILITY;
+	else if ((cls & (ES_NC_SECRET | ES_NC_COMP)) && !(cls & ES_NC_EXEMPT))
+		*why = ES_R_SECRET_NAME;
+	else {
+		*act = ES_KEEP;
+		*why = ES_R_DEFAULT;
+	}
+}
+
+static void
+lower(char *s)
+{
+	for (; *s; s++)
+		if (*s >= 'A' && *s <= 'Z')
+			*s = (char)(*s + 32);
+}
+
+/* One name of the lists, in upper and lower case, with and without snap. */
+static int
+pin(const char *name, unsigned cls)
+{
+	static const struct es_snapshot empty;
+	char e[256], casename[300];
+	int act, why, bad = 0, c, s;
+
+	for (c = 0; c < 2; c++)
+		for (s = 0; s < 2; s++) {
+			snprintf(e, sizeof(e), "%s=%s", name, good_value(cls));
+			if (c)
+				lower(e);
+			snprintf(casename, sizeof(casename), "%s%s%s", e,
+			    c ? " (lower case)" : "",
+			    s ? " (empty snapshot)" : "");
+			expect(cls, s, &act, &why);
+			bad += check(casename, one(&pol, s ? &empty : NULL, 0,
+			    e), act, why);
+		}
+	return bad;
+}
+
+static void
+test_every_name(void **state)
+{
+	size_t i;
+	int bad = 0;
+
+	(void)state;
+	for (i = 0; i < es_nnames; i++) {
+		const struct es_name *n = &es_names[i];
+
+		/* the table itself: upper case, no stray bytes */
+		assert_int_equal(strlen(n->name), n->len);
+		assert_int_equal(strspn(n->name,
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"), n->len);
+		bad += pin(n->name, n->cls);
+	}
+	assert_int_equal(bad, 0);
+}
+
+static void
+test_every_prefix(void **state)
+{
+	size_t i;
+	int bad = 0;
+	char name[64];
+
+	(void)state;
+	for (i = 0; i < es_nprefixes; i++) {
+		const struct es_prefix *p = &es_prefixes[i];
+
+		assert_int_equal(strlen(p->pfx), p->len);
+		assert_int_equal(strspn(p->pfx,
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"), p->len);
+		snprintf(name, sizeof(name), "%sX1", p->pfx);
+		bad += pin(name, p->cls);
+		bad += pin(p->pfx, p->cls);
+	}
+	assert_int_equal(bad, 0);
+}
+
+static void
+test_index_unique(void **state)
+{
+	unsigned short ix[ES_NAMES_IX];
+
+	(void)state;
+	assert_int_equal(es_names_index(ix), 0);
+	assert_true(es_nnames * 2 < ES_NAMES_IX);
+}
+
+struct row {
+	const char	*name;
+	const char	*entry;
+	int		 act, why;
+};
+
+#define K(n, e, w)	{ n, e, ES_KEEP, w }
+#define DR(n, e, w)	{ n, e, ES_DROP, w }
+#define RW(n, e, w)	{ n, e, ES_REWRITE, w }
+
+static const struct row rows[] = {
+	/* exemptions: a component says secret, the list says no */
+	K("exempt TOKENIZERS_PARALLELISM", "TOKENIZERS_PARALLELISM=false",
+	    ES_R_DEFAULT),
+	K("exempt KEYTIMEOUT", "KEYTIMEOUT=1", ES_R_DEFAULT),
+	K("exempt KEYMAP", "KEYMAP=us", ES_R_DEFAULT),
+	K("exempt KEYBOARD*", "KEYBOARD_KEY=us", ES_R_DEFAULT),
+	K("exempt XKB_*", "XKB_DEFAULT_KEY=us", ES_R_DEFAULT),
+	K("exempt GIT_AUTHOR_NAME", "GIT_AUTHOR_NAME=A", ES_R_DEFAULT),
+	K("exempt GIT_AUTHOR_*", "GIT_AUTHOR_TOKEN=A", ES_R_DEFAULT),
+	K("exempt GIT_COMMITTER_*", "GIT_COMMITTER_EMAIL=a@b", ES_R_DEFAULT),
+	K("exempt PASSWORD_STORE_DIR", "PASSWORD_STORE_DIR=/p", ES_R_DEFAULT),
+	K("exempt SSL_CERT_FILE", "SSL_CERT_FILE=/c", ES_R_DEFAULT),
+	K("exempt SSL_CERT_DIR", "SSL_CERT_DIR=/c", ES_R_DEFAULT),
+	K("exempt *_PUBLIC_KEY", "STRIPE_PUBLIC_KEY=pk", ES_R_DEFAULT),
+	K("exempt GOPRIVATE", "GOPRIVATE=*.corp", ES_R_DEFAULT),
+	K("exempt PWD", "PWD=/home/u", ES_R_SAFE),
+	K("exempt OLDPWD", "OLDPWD=/home/u", ES_R_DEFAULT),
+	/* secret names by component, substring, suffix */
+	DR("secret GITHUB_TOKEN", "GITHUB_TOKEN=x", ES_R_SECRET_NAME),
+	DR("secret DB_PASS", "DB_PASS=x", ES_R_SECRET_NAME),
+	DR("secret MY_SERVICE_PASSWORD", "MY_SERVICE_PASSWORD=x",
+	    ES_R_SECRET_NAME),
+	DR("secret MYSQL_PWD", "MYSQL_PWD=x", ES_R_SECRET_NAME),
+	DR("secret SMTP_PASS", "SMTP_PASS=x", ES_R_SECRET_NAME),
+	DR("secret camelCase", "myApiKey=x", ES_R_SECRET_NAME),
+	DR("secret camelCase token", "githubToken=x", ES_R_SECRET_NAME),
+	DR("secret run-together APIKEY", "MYAPIKEY=x", ES_R_SECRET_NAME),
+	DR("secret substring AUTHTOKEN", "XAUTHTOKENX=x", ES_R_SECRET_NAME),
+	DR("secret substring PASSWORD", "DBPASSWORDX=x", ES_R_SECRET_NAME),
+	DR("secret _authToken", "registry__authToken=x", ES_R_SECRET_NAME),
+	DR("secret dash component", "my-secret=x", ES_R_SECRET_NAME),
+	DR("secret dot component", "session.token=x", ES_R_SECRET_NAME),
+	DR("secret colon component", "a:Creds=x", ES_R_SECRET_NAME),
+	DR("secret slash component", "svc/key=x", ES_R_SECRET_NAME),
+	DR("secret AUTH+HEADER", "X_AUTH_HEADER=x", ES_R_SECRET_NAME),
+	DR("secret *_DSN", "MYAPP_DSN=x", ES_R_SECRET_NAME),
+	DR("secret PASSPHRASE", "GPG_PASSPHRASE=x", ES_R_SECRET_NAME),
+	DR("secret COOKIE", "SESSION_COOKIE=x", ES_R_SECRET_NAME),
+	DR("secret BEARER", "API_BEARER=x", ES_R_SECRET_NAME),
+	K("not secret PASS first", "PASS_THROUGH=1", ES_R_DEFAULT),
+	K("not secret PWD first", "PWD_CACHE=1", ES_R_DEFAULT),
+	K("not secret PASSENGER", "PASSENGER_ROOT=1", ES_R_DEFAULT),
+	K("not secret MONKEY", "MONKEY=1", ES_R_DEFAULT),
+	K("not secret KEYS", "KEYS=1", ES_R_DEFAULT),
+	K("not secret AUTH alone", "AUTH_MODE=1", ES_R_DEFAULT),
+	K("not secret COMPASS", "COMPASS_DIR=1", ES_R_DEFAULT),
+	K("not secret DSN inside", "DSNAME=1", ES_R_DEFAULT),
+	/* case variants */
+	DR("case ld_preload", "ld_preload=/x.so", ES_R_INJECTION),
+	DR("case Node_Options", "Node_Options=--require x", ES_R_INJECTION),
+	DR("case gh_token", "gh_token=x", ES_R_SECRET_NAME),
+	DR("case Npm_Config_script_shell", "Npm_Config_script_shell=/x",
+	    ES_R_INJECTION),
+	DR("case ssh_auth_sock", "ssh_auth_sock=/s", ES_R_CAPABILITY),
+	/* injection shapes */
+	DR("shape BASH_FUNC_x%%", "BASH_FUNC_ls%%=() { id; }", ES_R_INJECTION),
+	DR("shape %% in name", "FOO%%=1", ES_R_INJECTION),
+	DR("shape () in name", "__BASH_FUNCls()=x", ES_R_INJECTION),
+	DR("shape () elsewhere", "ls()=x", ES_R_INJECTION),
+	DR("shape value () {", "FOO=() { id; }", ES_R_INJECTION),
+	DR("shape value ()", "FOO=()", ES_R_INJECTION),
+	K("shape value ( )", "FOO=( )", ES_R_DEFAULT),
+	DR("shape cargo runner", "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER=x",
+	    ES_R_INJECTION),
+	DR("shape cargo linker", "cargo_target_aarch64_linker=x",
+	    ES_R_INJECTION),
+	K("shape cargo target dir", "CARGO_TARGET_DIR=/t", ES_R_DEFAULT),
+	K("shape cargo bare runner", "CARGO_TARGET__RUNNER=x", ES_R_DEFAULT),
+	DR("shape GIT_CONFIG_COUNT", "GIT_CONFIG_COUNT=1", ES_R_INJECTION),
+	DR("shape LUA_INIT_5_4", "LUA_INIT_5_4=x", ES_R_INJECTION),
+	DR("shape LD_ anything", "LD_ANYTHING=x", ES_R_INJECTION),
+	DR("shape sudo PERLIO_DEBUG", "PERLIO_DEBUG=/x", ES_R_INJECTION),
+	/* malformed */
+	DR("malformed no =", "NOEQUALS", ES_R_MALFORMED),
+	DR("malformed empty name", "=x", ES_R_MALFORMED),
+	DR("malformed empty", "", ES_R_MALFORMED),
+	K("empty value", "FOO=", ES_R_DEFAULT),
+	/* always-kept value checks */
+	K("safe TERM", "TERM=xterm-256color", ES_R_SAFE),
+	DR("unsafe TERM slash", "TERM=../../tmp/x", ES_R_UNSAFE_VALUE),
+	DR("unsafe LANG percent", "LANG=en_US%n", ES_R_UNSAFE_VALUE),
+	DR("unsafe LC_ALL slash", "LC_ALL=/tmp/loc", ES_R_UNSAFE_VALUE),
+	K("safe LC_MESSAGES", "LC_MESSAGES=C.UTF-8", ES_R_SAFE),
+	K("safe TZ name", "TZ=Europe/Paris", ES_R_SAFE),
+	K("safe TZ zoneinfo", "TZ=:/usr/share/zoneinfo/UTC", ES_R_SAFE),
+	DR("unsafe TZ file", "TZ=/etc/passwd", ES_R_UNSAFE_VALUE),
+	DR("unsafe TZ dotdot", "TZ=/usr/share/zoneinfo/../../x",
+	    ES_R_UNSAFE_VALUE),
+	DR("unsafe TZ space", "TZ=UTC 1", ES_R_UNSAFE_VALUE),
+	K("safe TMPDIR", "TMPDIR=/tmp/a", ES_R_SAFE),
+	DR("unsafe TMPDIR relative", "TMPDIR=tmp", ES_R_UNSAFE_VALUE),
+	DR("unsafe TMPDIR dotdot", "TMPDIR=/tmp/../etc", ES_R_UNSAFE_VALUE),
+	DR("unsafe TEMP empty", "TEMP=", ES_R_UNSAFE_VALUE),
+	DR("unsafe USER newline", "USER=a\nb", ES_R_UNSAFE_VALUE),
+	K("safe HOME", "HOME=/home/u", ES_R_SAFE),
+	K("safe LS_COLORS", "LS_COLORS=di=01;34:ln=01;36", ES_R_SAFE),
+	/* secret values, also in kept names */
+	DR("value in HOME", "HOME=/home/ghp_aB3xY9aB3xY9aB3xY9aB3xY9aB3xY9aB3xY9",
+	    ES_R_SECRET_VALUE),
+	DR("value in plain name", "FOO=postgres://u:pw@db/x",
+	    ES_R_SECRET_VALUE),
+	DR("value in index path", "GOPROXY=https://proxy.golang.org/ghp_"
+	    "aB3xY9aB3xY9aB3xY9aB3xY9aB3xY9aB3xY9", ES_R_SECRET_VALUE),
+	RW("proxy userinfo", "HTTPS_PROXY=http://u:pw@proxy:3128",
+	    ES_R_SECRET_VALUE),
+	RW("proxy lower case", "https_proxy=http://u:pw@proxy:3128",
+	    ES_R_SECRET_VALUE),
+	RW("index userinfo", "PIP_INDEX_URL=https://u:pw@pypi.corp/simple",
+	    ES_R_SECRET_VALUE),
+	K("proxy plain", "HTTP_PROXY=http://proxy:3128", ES_R_DEFAULT),
+	K("PATH never value-scanned", "PATH=/opt/ghp_aB3xY9aB3xY9aB3xY9aB3xY9"
+	    "aB3xY9aB3xY9/bin", ES_R_SAFE),
+	/* capabilities, XAUTHORITY decided as one */
+	DR("capability XAUTHORITY", "XAUTHORITY=/run/x", ES_R_CAPABILITY),
+	DR("capability KRB5CCNAME", "KRB5CCNAME=FILE:/tmp/k", ES_R_CAPABILITY),
+	K("DISPLAY stays", "DISPLAY=:0", ES_R_SAFE),
+};
+
+static void
+test_rows(void **state)
+{
+	size_t i;
+	int bad = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		bad += check(rows[i].name, one(&pol, NULL, 0, rows[i].entry),
+		    rows[i].act, rows[i].why);
+	assert_int_equal(bad, 0);
+}
+
+static void
+test_agent(void **state)
+{
+	static const struct es_snapshot empty;
+	static const struct row agent[] = {
+		K("agent secret name", "GITHUB_TOKEN=x", ES_R_AGENT),
+		K("agent capability", "SSH_AUTH_SOCK=/s", ES_R_AGENT),
+		K("agent secret value", "FOO=https://u:pw@h", ES_R_AGENT),
+		K("agent secret value in safe", "HOME=/ghp_aB3xY9aB3xY9aB3xY9"
+		    "aB3xY9aB3xY9aB3xY9", ES_R_AGENT),
+		K("agent proxy kept whole", "HTTP_PROXY=http://u:pw@p",
+		    ES_R_AGENT),
+		DR("agent injection", "NODE_OPTIONS=--require x",
+		    ES_R_INJECTION),
+		DR("agent LD_PRELOAD", "LD_PRELOAD=/x.so", ES_R_INJECTION),
+		DR("agent malformed", "X", ES_R_MALFORMED),
+		DR("agent locked", "ENVSHIM_AGENT=1:2", ES_R_LOCKED),
+	};
+	size_t i;
+	int bad = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(agent) / sizeof(agent[0]); i++)
+		bad += check(agent[i].name, one(&pol, NULL, ES_F_AGENT,
+		    agent[i].entry), agent[i].act, agent[i].why);
+	bad += check("agent changed", one(&pol, &empty, ES_F_AGENT,
+	    "PAGER=less"), ES_DROP, ES_R_CHANGED);
+	bad += check("agent changed HOME", one(&pol, &empty, ES_F_AGENT,
+	    "HOME=/h"), ES_DROP, ES_R_CHANGED);
+	assert_int_equal(bad, 0);
+}
+
+static void
+test_rewrites(void **state)
+{
+	struct run r;
+	const char *env1[] = { "PATH=/usr/bin::.:bin:/usr/bin:/opt/../x:"
+	    "/bin:./sbin:/usr/bin/", NULL };
+	const char *env2[] = { "PATH=:.:bin", NULL };
+	const char *env3[] = { "HTTPS_PROXY=http://u:pw@proxy:3128",
+	    "HTTPS_PROXY=http://other", NULL };
+	const char *env4[] = { "ALL_PROXY=socks5://u:ghp_aB3xY9aB3xY9aB3xY9"
+	    "aB3xY9aB3xY9aB3xY9@p:1080", NULL };
+	const char *env5[] = { "NO_PROXY=http://u:pw@x", NULL };
+
+	(void)state;
+	filt(&pol, NULL, 0, NULL, &r, env1);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.out[0], "PATH=/usr/bin:/bin:/usr/bin/");
+	assert_int_equal(r.v[0].action, ES_REWRITE);
+	assert_int_equal(r.v[0].reason, ES_R_NORMALISED);
+
+	filt(&pol, NULL, 0, NULL, &r, env2);
+	assert_int_equal(r.n, 0);
+	assert_int_equal(r.v[0].reason, ES_R_UNSAFE_VALUE);
+
+	filt(&pol, NULL, 0, NULL, &r, env3);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.out[0], "HTTPS_PROXY=http://proxy:3128");
+	assert_int_equal(r.v[1].reason, ES_R_DUPLICATE);
+
+	/* the token sat in the userinfo: stripping removes it */
+	filt(&pol, NULL, 0, NULL, &r, env4);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.out[0], "ALL_PROXY=socks5://p:1080");
+
+	/* not a URL-valued name: dropped, not stripped */
+	filt(&pol, NULL, 0, NULL, &r, env5);
+	assert_int_equal(r.n, 0);
+	assert_int_equal(r.v[0].reason, ES_R_SECRET_VALUE);
+}
+
+static void
+test_path_many_entries(void **state)
+{
+	static char path[5 + 8 * (ES_PATH_ENTRIES_MAX + 1)];
+	const char *env[] = { path, NULL };
+	struct run r;
+	size_t o;
+	int k;
+
+	(void)state;
+	o = (size_t)snprintf(path, sizeof(path), "PATH=");
+	for (k = 0; k <= ES_PATH_ENTRIES_MAX; k++)
+		o += (size_t)snprintf(path + o, sizeof(path) - o, "%s/%04x",
+		    k ? ":" : "", k);
+	filt(&pol, NULL, 0, NULL, &r, env);
+	assert_int_equal(r.n, 0);
+	assert_int_equal(r.v[0].reason, ES_R_UNSAFE_VALUE);
+	path[o - 6] = '\0';	/* one entry fewer */
+	filt(&pol, NULL, 0, NULL, &r, env);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.v[0].action, ES_KEEP);
+}
+
+static void
+test_duplicates(void **state)
+{
+	struct run r;
+	const char *benign_first[] = { "FOO=benign", "BAR=1",
+	    "FOO=ghp_aB3xY9aB3xY9aB3xY9aB3xY9aB3xY9aB3xY9", NULL };
+	const char *secret_first[] = {
+	    "FOO=ghp_aB3xY9aB3xY9aB3xY9aB3xY9aB3xY9aB3xY9", "BAR=1",
+	    "FOO=benign", NULL };
+	const char *kept[] = { "FOO=a", "FOO=b", "foo=c", "FOO=d", NULL };
+	const char *namedrop[] = { "X=1", "gh_token=a", "GH_TOKEN=b", NULL };
+
+	(void)state;
+	filt(&pol, NULL, 0, NULL, &r, benign_first);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.out[0], "BAR=1");
+	assert_int_equal(r.v[0].reason, ES_R_SECRET_VALUE);
+	assert_int_equal(r.v[2].reason, ES_R_SECRET_VALUE);
+
+	filt(&pol, NULL, 0, NULL, &r, secret_first);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.out[0], "BAR=1");
+	assert_int_equal(r.v[0].action, ES_DROP);
+	assert_int_equal(r.v[2].action, ES_DROP);
+	assert_int_equal(r.v[2].reason, ES_R_SECRET_VALUE);
+
+	filt(&pol, NULL, 0, NULL, &r, kept);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.out[0], "FOO=a");
+	assert_string_equal(r.out[1], "foo=c");
+	assert_int_equal(r.v[1].reason, ES_R_DUPLICATE);
+	assert_int_equal(r.v[3].reason, ES_R_DUPLICATE);
+	assert_int_equal(r.v[3].action, ES_DROP);
+
+	filt(&pol, NULL, 0, NULL, &r, namedrop);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.v[1].reason, ES_R_SECRET_NAME);
+	assert_int_equal(r.v[2].reason, ES_R_SECRET_NAME);
+}
+
+static void
+test_snapshot(void **state)
+{
+	const char *launch[] = { "PAGER=less", "HOME=/home/u", "FOO=1",
+	    "PAGER=more", "MYVAR=a", "X", NULL };
+	struct es_snapshot s, d;
+	struct es_policy *p = malloc(sizeof(*p));
+	char buf[ES_SNAPSHOT_MAX * 34 + 1];
+	long n;
+
+	(void)state;
+	assert_non_null(p);
+	es_policy_init(p);
+	add_rule(p, ES_RULE_CHANGED, "MY*");
+	es_snapshot_take(p, (char *const *)launch, &s);
+	assert_int_equal(s.n, 3);	/* PAGER (first copy), HOME, MYVAR */
+
+	assert_int_equal(check("unchanged PAGER", one(p, &s, 0, "PAGER=less"),
+	    ES_KEEP, ES_R_DEFAULT), 0);
+	assert_int_equal(check("changed PAGER", one(p, &s, 0, "PAGER=more"),
+	    ES_DROP, ES_R_CHANGED), 0);
+	assert_int_equal(check("added EDITOR", one(p, &s, 0, "EDITOR=vi"),
+	    ES_DROP, ES_R_CHANGED), 0);
+	assert_int_equal(check("case variant is another name",
+	    one(p, &s, 0, "pager=less"), ES_DROP, ES_R_CHANGED), 0);
+	assert_int_equal(check("unchanged HOME", one(p, &s, 0, "HOME=/home/u"),
+	    ES_KEEP, ES_R_SAFE), 0);
+	assert_int_equal(check("changed HOME", one(p, &s, 0, "HOME=/tmp/h"),
+	    ES_DROP, ES_R_CHANGED), 0);
+	assert_int_equal(check("policy changed, same", one(p, &s, 0,
+	    "MYVAR=a"), ES_KEEP, ES_R_DEFAULT), 0);
+	assert_int_equal(check("policy changed, differs", one(p, &s, 0,
+	    "MYVAR=b"), ES_DROP, ES_R_CHANGED), 0);
+	assert_int_equal(check("no snapshot: nothing changed", one(p, NULL, 0,
+	    "EDITOR=vi"), ES_KEEP, ES_R_DEFAULT), 0);
+	assert_int_equal(check("Tier B prefix", one(p, &s, 0,
+	    "TF_VAR_region=x"), ES_DROP, ES_R_CHANGED), 0);
+
+	n = es_snapshot_encode(&s, buf, sizeof(buf));
+	assert_int_equal(n, 3 * 34 - 1);
+	assert_int_equal(strlen(buf), (size_t)n);
+	assert_int_equal(es_snapshot_decode(buf, &d), 0);
+	assert_int_equal(d.n, s.n);
+	assert_memory_equal(d.name, s.name, s.n * sizeof(s.name[0]));
+	assert_memory_equal(d.value, s.value, s.n * sizeof(s.value[0]));
+	assert_int_equal(es_snapshot_encode(&s, buf, (size_t)n), -1);
+
+	assert_int_equal(es_snapshot_decode("", &d), 0);
+	assert_int_equal(d.n, 0);
+	buf[5] = 'G';
+	assert_int_equal(es_snapshot_decode(buf, &d), -1);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(es_snapshot_decode("0123456789abcdef:0123", &d), -1);
+	assert_int_equal(es_snapshot_decode("0123456789abcdef:0123456789abcdef,",
+	    &d), -1);
+	assert_int_equal(es_snapshot_decode("0123456789abcdef;0123456789abcdef",
+	    &d), -1);
+	assert_int_equal(es_snapshot_decode("0123456789abcdef:0123456789abcdef",
+	    &d), 0);
+	assert_int_equal(d.n, 1);
+	free(p);
+}
+
+static void
+test_forced_and_set(void **state)
+{
+	const char *forced[] = { "LD_PRELOAD=/lib/envshim.so",
+	    "ENVSHIM_CONFIG=mode audit", NULL };
+	const char *env[] = { "ld_preload=/evil.so", "A=1",
+	    "ENVSHIM_AGENT=1:2", "LD_LIBRARY_PATH=/x", "envshim_config=x",
+	    "EDITOR=emacs", "B=2", NULL };
+	struct es_policy *p = malloc(sizeof(*p));
+	struct run r;
+
+	(void)state;
+	assert_non_null(p);
+	es_policy_init(p);
+	add_set(p, "EDITOR=nano");
+	add_set(p, "EDITOR=vi");
+	add_set(p, "LD_PRELOAD=/other.so");
+	add_set(p, "NEW=1");
+	filt(p, NULL, 0, forced, &r, env);
+	assert_int_equal(r.n, 6);
+	assert_string_equal(r.out[0], "LD_PRELOAD=/lib/envshim.so");
+	assert_string_equal(r.out[1], "ENVSHIM_CONFIG=mode audit");
+	assert_string_equal(r.out[2], "A=1");
+	assert_string_equal(r.out[3], "B=2");
+	assert_string_equal(r.out[4], "EDITOR=vi");
+	assert_string_equal(r.out[5], "NEW=1");
+	assert_null(r.out[6]);
+	assert_int_equal(r.v[0].reason, ES_R_LOCKED);
+	assert_int_equal(r.v[2].reason, ES_R_LOCKED);
+	assert_int_equal(r.v[3].reason, ES_R_INJECTION);
+	assert_int_equal(r.v[4].reason, ES_R_LOCKED);
+	assert_int_equal(r.v[5].reason, ES_R_POLICY);
+	free(p);
+}
+
+static void
+test_user_rules(void **state)
+{
+	struct es_policy *p = malloc(sizeof(*p));
+	static const struct es_snapshot empty;
+
+	(void)state;
+	assert_non_null(p);
+	es_policy_init(p);
+	add_rule(p, ES_RULE_KEEP, "GITHUB_TOKEN");
+	add_rule(p, ES_RULE_KEEP, "FOO");
+	add_rule(p, ES_RULE_KEEP, "LD_PRELOAD");
+	add_rule(p, ES_RULE_KEEP, "ENVSHIM_*");
+	add_rule(p, ES_RULE_DROP, "PAGER");
+	add_rule(p, ES_RULE_DROP, "ABC*");
+	add_rule(p, ES_RULE_KEEP, "ABCD");
+	add_rule(p, ES_RULE_KEEP, "XYZ");
+	add_rule(p, ES_RULE_DROP, "X*Z");
+	add_rule(p, ES_RULE_INJECTION, "MYTOOL_HOOK");
+	add_rule(p, ES_RULE_SECRET_NAME, "*_SID");
+	add_rule(p, ES_RULE_CAPABILITY, "VAULT_ADDR");
+	add_rule(p, ES_RULE_SECRET_VALUE, "hunter2");
+	add_rule(p, ES_RULE_KEEP, "SSH_AUTH_SOCK");
+	add_rule(p, ES_RULE_KEEP, "NODE_OPTIONS");
+	add_rule(p, ES_RULE_CHANGED, "PYTHONPATH");
+
+	assert_int_equal(check("keep secret name", one(p, NULL, 0,
+	    "GITHUB_TOKEN=x"), ES_KEEP, ES_R_POLICY), 0);
+	assert_int_equal(check("keep beats value", one(p, NULL, 0,
+	    "foo=https://u:p@h"), ES_KEEP, ES_R_POLICY), 0);
+	assert_int_equal(check("keep cannot take LD_", one(p, NULL, 0,
+	    "LD_PRELOAD=/x"), ES_DROP, ES_R_INJECTION), 0);
+	assert_int_equal(check("keep cannot take ENVSHIM_", one(p, NULL, 0,
+	    "ENVSHIM_X=1"), ES_DROP, ES_R_LOCKED), 0);
+	assert_int_equal(check("keep cannot take malformed", one(p, NULL, 0,
+	    "FOO"), ES_DROP, ES_R_MALFORMED), 0);
+	assert_int_equal(check("drop", one(p, NULL, 0, "pager=less"),
+	    ES_DROP, ES_R_POLICY), 0);
+	assert_int_equal(check("last match wins, keep", one(p, NULL, 0,
+	    "ABCD=1"), ES_KEEP, ES_R_POLICY), 0);
+	assert_int_equal(check("last match wins, drop", one(p, NULL, 0,
+	    "ABCE=1"), ES_DROP, ES_R_POLICY), 0);
+	assert_int_equal(check("last match wins, later drop", one(p, NULL, 0,
+	    "XYZ=1"), ES_DROP, ES_R_POLICY), 0);
+	assert_int_equal(check("star matches empty", one(p, NULL, 0,
+	    "XZ=1"), ES_DROP, ES_R_POLICY), 0);
+	assert_int_equal(check("user injection", one(p, NULL, 0,
+	    "MYTOOL_HOOK=1"), ES_DROP, ES_R_INJECTION), 0);
+	assert_int_equal(check("user secret-name", one(p, NULL, 0,
+	    "TWILIO_SID=1"), ES_DROP, ES_R_SECRET_NAME), 0);
+	assert_int_equal(check("user secret-name, agent", one(p, NULL,
+	    ES_F_AGENT, "TWILIO_SID=1"), ES_KEEP, ES_R_AGENT), 0);
+	assert_int_equal(check("user capability", one(p, NULL, 0,
+	    "VAULT_ADDR=1"), ES_DROP, ES_R_CAPABILITY), 0);
+	assert_int_equal(check("user secret-value", one(p, NULL, 0,
+	    "NOTE=xhunter2x"), ES_DROP, ES_R_SECRET_VALUE), 0);
+	assert_int_equal(check("re-allowed capability", one(p, NULL, 0,
+	    "SSH_AUTH_SOCK=/s"), ES_KEEP, ES_R_POLICY), 0);
+	assert_int_equal(check("re-allowed injection", one(p, NULL, 0,
+	    "NODE_OPTIONS=--x"), ES_KEEP, ES_R_POLICY), 0);
+	assert_int_equal(check("changed rule, inherited", one(p, NULL, 0,
+	    "PYTHONPATH=/x"), ES_KEEP, ES_R_DEFAULT), 0);
+	assert_int_equal(check("changed rule, added", one(p, &empty, 0,
+	    "PYTHONPATH=/x"), ES_DROP, ES_R_CHANGED), 0);
+	free(p);
+}
+
+static void
+test_too_small(void **state)
+{
+	const char *env[] = { "A=1", "B=2", "C=3", NULL };
+	const char *forced[] = { "F=1", NULL };
+	static char scratch[1 << 16];
+	const char *out[8];
+	size_t need = es_filter_scratch(3, 12);
+
+	(void)state;
+	assert_int_equal(es_filter(&pol, NULL, 0, (char *const *)env, 3, NULL,
+	    out, 4, NULL, scratch, need), 3);
+	assert_null(out[3]);
+	assert_int_equal(es_filter(&pol, NULL, 0, (char *const *)env, 3, NULL,
+	    out, 3, NULL, scratch, need), -1);
+	assert_int_equal(es_filter(&pol, NULL, 0, (char *const *)env, 3,
+	    forced, out, 4, NULL, scratch, need), -1);
+	assert_int_equal(es_filter(&pol, NULL, 0, (char *const *)env, 3, NULL,
+	    out, 4, NULL, scratch, need - 1), -1);
+	assert_int_equal(es_filter(&pol, NULL, 0, (char *const *)env, 3, NULL,
+	    out, 4, NULL, NULL, 0), -1);
+	/* misaligned scratch still works */
+	assert_int_equal(es_filter(&pol, NULL, 0, (char *const *)env, 3, NULL,
+	    out, 4, NULL, scratch + 1, need), 3);
+	/* NULL entries are skipped */
+	env[1] = NULL;
+	assert_int_equal(es_filter(&pol, NULL, 0, (char *const *)env, 3, NULL,
+	    out, 4, NULL, scratch, need), 2);
+}
+
+/* n variables of vlen-byte values; one in 100 is a duplicate. */
+static void
+big(size_t n, size_t vlen)
+{
+	char **env = malloc((n + 1) * sizeof(*env));
+	const char **out = malloc((n + 1) * sizeof(*out));
+	struct es_verdict *v = malloc(n * sizeof(*v));
+	size_t i, bytes = 0, ndup = 0, need;
+	void *scratch;
+	long r;
+
+	assert_non_null(env);
+	assert_non_null(out);
+	assert_non_null(v);
+	for (i = 0; i < n; i++) {
+		env[i] = malloc(16 + vlen);
+		assert_non_null(env[i]);
+		snprintf(env[i], 16, "V%06u=", (unsigned)((i % 100 == 99 ? i - 1 : i) % 1000000));
+		memset(env[i] + 8, 'a' + (int)(i % 26), vlen);
+		env[i][8 + vlen] = '\0';
+		bytes += strlen(env[i]) + 1;
+		ndup += i % 100 == 99;
+	}
+	env[n] = NULL;
+	need = es_filter_scratch(n, bytes);
+	scratch = malloc(need);
+	assert_non_null(scratch);
+	r = es_filter(&pol, NULL, 0, env, n, NULL, out, n + 1, v, scratch,
+	    need);
+	assert_int_equal(r, (long)(n - ndup));
+	assert_ptr_equal(out[0], env[0]);
+	assert_ptr_equal(out[r - 1], env[(n - 1) % 100 == 99 ? n - 2 : n - 1]);
+	assert_null(out[r]);
+	for (i = 0; i < n; i++)
+		assert_int_equal(v[i].reason, i % 100 == 99 ? ES_R_DUPLICATE :
+		    ES_R_DEFAULT);
+	for (i = 0; i < n; i++)
+		free(env[i]);
+	free(env);
+	free(out);
+	free(v);
+	free(scratch);
+}
+
+static void
+test_20000_vars(void **state)
+{
+	(void)state;
+	big(20000, 20);
+}
+
+static void
+test_2mib(void **state)
+{
+	(void)state;
+	big(512, 4096);		/* 2 MiB of values */
+}
+
+static void
+test_names(void **state)
+{
+	unsigned r;
+
+	(void)state;
+	for (r = 0; r < ES_R__COUNT; r++)
+		assert_string_not_equal(es_reason_name(r), "unknown");
+	assert_string_equal(es_reason_name(ES_R_SECRET_VALUE), "secret-value");
+	assert_string_equal(es_reason_name(ES_R__COUNT), "unknown");
+	assert_string_equal(es_action_name(ES_REWRITE), "rewrite");
+	assert_string_equal(es_action_name(7), "unknown");
+	/* FNV-1a 64 test vectors */
+	assert_true(es_hash("", 0) == 0xcbf29ce484222325ULL);
+	assert_true(es_hash("a", 1) == 0xaf63dc4c8601ec8cULL);
+	assert_true(es_hash("foobar", 6) == 0x85944171f73967e8ULL);
+}
+
+static void
+test_init(void **state)
+{
+	(void)state;
+	assert_int_equal(pol.mode, ES_MODE_ENFORCE);
+	assert_int_equal(pol.sandbox, ES_SANDBOX_REQUIRED);
+	assert_int_equal(pol.unfollowable, ES_UNFOLLOW_SANDBOX);
+	assert_int_equal(pol.network, 1);
+	assert_int_equal(pol.protect_self, 1);
+	assert_int_equal(pol.log, ES_LOG_DEFAULT);
+	assert_int_equal(pol.nlayers, 1);
+	assert_string_equal(pol.layer_name[0], "builtin");
+	assert_int_equal(pol.nrules, 0);
+}
+
+static void
+test_format(void **state)
+{
+	static char buf[1 << 16];
+	long n, m;
+	size_t i;
+	char line[128];
+
+	(void)state;
+	n = es_names_format(NULL, 0);
+	assert_true(n > 0 && (size_t)n < sizeof(buf));
+	m = es_names_format(buf, sizeof(buf));
+	assert_int_equal(m, n);
+	assert_int_equal(strlen(buf), (size_t)n);
+	assert_int_equal(es_names_format(buf, (size_t)n), -1);
+	es_names_format(buf, sizeof(buf));
+	snprintf(line, sizeof(line), "injection PERLIO_DEBUG\t# builtin\n");
+	assert_non_null(strstr(buf, line));
+	assert_non_null(strstr(buf, "injection LD_*\t# builtin\n"));
+	assert_non_null(strstr(buf, "secret-name GITHUB_TOKEN\t# builtin\n"));
+	assert_non_null(strstr(buf, "capability SSH_AUTH_SOCK\t# builtin\n"));
+	assert_non_null(strstr(buf, "changed PAGER\t# builtin\n"));
+	assert_non_null(strstr(buf, "changed TF_VAR_*\t# builtin\n"));
+	assert_non_null(strstr(buf, "keep TERM\t# builtin\n"));
+	assert_non_null(strstr(buf, "keep LC_*\t# builtin\n"));
+	/* every non-comment line is KEYWORD NAME\t# builtin */
+	for (i = 0; buf[i] != '\0';) {
+		size_t e = i + strcspn(buf + i, "\n");
+
+		if (buf[i] != '#')
+			assert_non_null(memmem(buf + i, e - i, "\t# builtin",
+			    10));
+		i = e + 1;
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init),
+		cmocka_unit_test(test_index_unique),
+		cmocka_unit_test(test_every_name),
+		cmocka_unit_test(test_every_prefix),
+		cmocka_unit_test(test_rows),
+		cmocka_unit_test(test_agent),
+		cmocka_unit_test(test_rewrites),
+		cmocka_unit_test(test_path_many_entries),
+		cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_snapshot),
+		cmocka_unit_test(test_forced_and_set),
+		cmocka_unit_test(test_user_rules),
+		cmocka_unit_test(test_too_small),
+		cmocka_unit_test(test_20000_vars),
+		cmocka_unit_test(test_2mib),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_format),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
