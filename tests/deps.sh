@@ -15,6 +15,8 @@ command -v python3 >/dev/null 2>&1 || pkgs="$pkgs python3"
 command -v perl >/dev/null 2>&1 || pkgs="$pkgs perl"
 command -v git >/dev/null 2>&1 || pkgs="$pkgs git"
 command -v make >/dev/null 2>&1 || pkgs="$pkgs make"
+command -v man >/dev/null 2>&1 || pkgs="$pkgs man-db"
+command -v groff >/dev/null 2>&1 || pkgs="$pkgs groff-base"
 [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || [ -n "$(ls /usr/lib/*/libc.a 2>/dev/null)" ] || pkgs="$pkgs libc6-dev"
 [ -z "$pkgs" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -1,0 +1,37 @@
+#!/usr/bin/env bats
+# The man pages render without a single warning, through man(1) as a user
+# would read them and through groff with every warning turned on.
+
+load common
+
+PAGES="envshim.1 envshim-sandbox.1 envshim-policy.5"
+
+@test "every man page exists" {
+	for p in $PAGES; do
+		[ -s "$ROOT/docs/$p" ] || { echo "missing docs/$p"; return 1; }
+	done
+}
+
+@test "man --warnings=all renders every page silently" {
+	for p in $PAGES; do
+		out=$(MANWIDTH=80 man --warnings=all -l "$ROOT/docs/$p" 2>&1 >/dev/null)
+		[ -z "$out" ] || { echo "$p: $out"; return 1; }
+		# and it really rendered: the NAME line is there
+		MANWIDTH=80 man -l "$ROOT/docs/$p" 2>/dev/null | grep -q '^NAME'
+	done
+}
+
+@test "groff -ww -mandoc finds nothing to warn about" {
+	for p in $PAGES; do
+		out=$(groff -ww -mandoc -Tutf8 -z "$ROOT/docs/$p" 2>&1)
+		[ -z "$out" ] || { echo "$p: $out"; return 1; }
+	done
+}
+
+@test "a page with a mistake does make the check fail" {
+	# The check above is only worth something if a broken page is caught.
+	sed 's/^\.Sh DESCRIPTION/.Sh DESCRIPTION\n.Bl -tag/' "$ROOT/docs/envshim.1" \
+		>"$BATS_TEST_TMPDIR/broken.1"
+	out=$(groff -ww -mandoc -Tutf8 -z "$BATS_TEST_TMPDIR/broken.1" 2>&1)
+	[ -n "$out" ]
+}
