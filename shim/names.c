@@ -308,20 +308,34 @@ cargo_target_tool(const char *name, size_t len)
 	return 1;
 }
 
+/* First bytes of the prefixes: most names need no prefix compare. */
+static const unsigned char pfx_first[256] = {
+	['L'] = 1, ['D'] = 1, ['B'] = 1, ['_'] = 1, ['G'] = 1, ['N'] = 1,
+	['E'] = 1, ['C'] = 1, ['R'] = 1, ['A'] = 1, ['T'] = 1, ['K'] = 1,
+	['X'] = 1,
+};
+
 unsigned
 es_names_class(const unsigned short *ix, const char *name, size_t len)
+{
+	return es_names_class_h(ix, name, len, es_names_hash(name, len));
+}
+
+unsigned
+es_names_class_h(const unsigned short *ix, const char *name, size_t len,
+    uint32_t hash)
 {
 	unsigned cls;
 	size_t i;
 	unsigned char c0;
 
-	cls = es_names_lookup(ix, name, len, es_names_hash(name, len));
+	cls = es_names_lookup(ix, name, len, hash);
 	cls &= ~(unsigned)(ES_NC_COMP | ES_NC_COMP_NF | ES_NC_AUTH |
 	    ES_NC_HEADER);
 	if (len == 0)
 		return cls;
 	c0 = es_upper((unsigned char)name[0]);
-	for (i = 0; i < es_nprefixes; i++) {
+	for (i = 0; pfx_first[c0] && i < es_nprefixes; i++) {
 		const struct es_prefix *e = &es_prefixes[i];
 
 		if ((unsigned char)e->pfx[0] == c0 && len >= e->len &&
@@ -345,10 +359,12 @@ has_substring(const char *name, size_t len)
 	for (i = 0; i < len; i++) {
 		unsigned char c = es_upper((unsigned char)name[i]);
 
-		if (c != 'A' && c != 'S' && c != 'P')
+		if ((c != 'A' && c != 'S' && c != 'P') || i + 6 > len)
 			continue;
 		for (k = 0; k < sizeof(substrings) / sizeof(substrings[0]); k++)
 			if ((unsigned char)substrings[k].s[0] == c &&
+			    (unsigned char)substrings[k].s[1] ==
+			    es_upper((unsigned char)name[i + 1]) &&
 			    len - i >= substrings[k].len &&
 			    es_ci_eq(name + i, substrings[k].s, substrings[k].len))
 				return 1;

@@ -66,6 +66,9 @@ unsigned	es_names_lookup(const unsigned short *ix, const char *name,
  */
 unsigned	es_names_class(const unsigned short *ix, const char *name,
 		    size_t len);
+/* The same, with hash = es_names_hash(name, len) already at hand. */
+unsigned	es_names_class_h(const unsigned short *ix, const char *name,
+		    size_t len, uint32_t hash);
 
 /*
  * Is name a secret by name: exact list, *_DSN, the high-precision

@@ -394,11 +394,9 @@ safe_value(unsigned cls, const char *v, size_t n)
 {
 	size_t i;
 
-	if (n > ES_SAFE_VALUE_MAX)
+	if (n > ES_SAFE_VALUE_MAX || memchr(v, '\n', n) != NULL ||
+	    memchr(v, '\r', n) != NULL)
 		return 0;
-	for (i = 0; i < n; i++)
-		if (v[i] == '\n' || v[i] == '\r')
-			return 0;
 	if (cls & ES_NC_V_WORD) {
 		for (i = 0; i < n; i++)
 			if (v[i] == '/' || v[i] == '%')
@@ -416,6 +414,7 @@ struct ctx {
 	const struct es_snapshot	*snap;
 	unsigned			 flags;
 	const char *const		*forced;
+	unsigned char			 first[256];	/* of forced and set names */
 };
 
 #define V(a, r)	((unsigned)(a) | ((unsigned)(r) << 8))
@@ -439,7 +438,7 @@ value_verdict(const struct ctx *c, unsigned cls, const char *val, size_t vlen,
 
 /* One entry's fate, on its own (copies are reconciled by the caller). */
 static unsigned
-decide(const struct ctx *c, const char *s, size_t nlen)
+decide(const struct ctx *c, const char *s, size_t nlen, uint32_t h)
 {
 	const struct es_policy *p = c->p;
 	const char *val = s + nlen + 1;
@@ -448,15 +447,17 @@ decide(const struct ctx *c, const char *s, size_t nlen)
 	unsigned cls;
 	int agent = (c->flags & ES_F_AGENT) != 0;
 
-	for (k = 0; c->forced != NULL && c->forced[k] != NULL; k++)
+	int named = c->first[es_upper((unsigned char)s[0])];
+
+	for (k = 0; named && c->forced != NULL && c->forced[k] != NULL; k++)
 		if (same_name(c->forced[k], s, nlen))
 			return V(ES_DROP, ES_R_LOCKED);
-	cls = es_names_class(p->names_ix, s, nlen);
+	cls = es_names_class_h(p->names_ix, s, nlen, h);
 	if (cls & ES_NC_LOCKED)
 		return V(ES_DROP, ES_R_LOCKED);
 	if (nlen >= 3 && es_ci_eq(s, "LD_", 3))
 		return V(ES_DROP, ES_R_INJECTION);
-	for (k = 0; k < p->nsets; k++)
+	for (k = 0; named && k < p->nsets; k++)
 		if (same_name(p->sets[k].s, s, nlen))
 			return V(ES_DROP, ES_R_POLICY);
 
@@ -587,9 +588,19 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
     const char *const forced[], const char **out, size_t outcap,
     struct es_verdict *v, void *scratch, size_t scratchlen)
 {
-	struct ctx c = { p, snap, flags, forced };
+	struct ctx c;
 	struct scratch sc;
 	size_t i, k, bytes = 0, no = 0;
+
+	c.p = p;
+	c.snap = snap;
+	c.flags = flags;
+	c.forced = forced;
+	memset(c.first, 0, sizeof(c.first));
+	for (k = 0; forced != NULL && forced[k] != NULL; k++)
+		c.first[es_upper((unsigned char)forced[k][0])] = 1;
+	for (k = 0; k < p->nsets; k++)
+		c.first[es_upper((unsigned char)p->sets[k].s[0])] = 1;
 
 	for (i = 0; i < n; i++)
 		if (envp[i] != NULL)
@@ -631,7 +642,7 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 			sc.first[i] = (uint32_t)i;
 		} else
 			sc.first[i] = j - 1;
-		d = decide(&c, s, nlen);
+		d = decide(&c, s, nlen, h);
 		sc.act[i] = (unsigned char)(d & 0xff);
 		sc.why[i] = (unsigned char)(d >> 8);
 		if (sc.act[i] == ES_DROP && sc.gdrop[sc.first[i]] == 0)
