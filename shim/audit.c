@@ -204,6 +204,7 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 	struct w w = { buf, 0, 0, 0, 0 };
 	char n1[24], n2[24];
 	size_t i;
+	int cut;
 
 	if (len < 256)
 		return -1;
@@ -250,13 +251,13 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 			w.len = mark;
 	}
 	/* The tail was kept back for exactly this. */
+	cut = w.cut;
+	w.cut = 0;
 	w.cap = len - 1;
 	if (w.in_array)
 		puts_(&w, "]");
-	if (w.cut) {
-		w.cut = 0;
+	if (cut)
 		puts_(&w, ",\"truncated\":true");
-	}
 	puts_(&w, "}\n");
 	return (long)w.len;
 }
