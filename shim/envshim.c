@@ -1,1 +1,263 @@
-/* envshim.c: not written yet. */
+/*
+ * envshim.c - the envshim command: dispatch, and the run mode that starts
+ * an agent with the shim preloaded.
+ *
+ * The run mode MUST validate every policy layer before it starts anything:
+ * a policy the shim would refuse must stop the launch here, with the file
+ * and line, instead of leaving an agent whose every command is refused.
+ * It MUST remove the inherited ENVSHIM_* launch state, so the agent is the
+ * launch root and not a child of some earlier envshim.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "es_load.h"
+#include "cmd.h"
+
+#ifndef ES_VERSION
+#define ES_VERSION	"unknown"
+#endif
+#ifndef ES_LIBDIR
+#define ES_LIBDIR	"/usr/local/lib/envshim"
+#endif
+
+static const char usage_text[] =
+"usage: envshim [--policy FILE] [--audit] [--] COMMAND [ARGS...]\n"
+"       envshim check [--policy FILE] [--format=table|tsv|json] "
+"[-- NAME=VALUE ...]\n"
+"       envshim policy [--policy FILE] [--builtin]\n"
+"       envshim --help | --version\n"
+"\n"
+"Runs COMMAND (an AI agent) with libenvshim.so preloaded: every program it\n"
+"starts gets an environment filtered by the policy, and shells run in a\n"
+"sandbox.\n"
+"\n"
+"  --policy FILE  read FILE after the builtin, /etc and ~/.config layers\n"
+"  --audit        decide and log everything, change nothing\n"
+"  check          show what the policy does to each variable (never values)\n"
+"  policy         print the effective policy, each line with its origin\n"
+"\n"
+"To run a program named like a subcommand, write: envshim -- check\n"
+"\n"
+"Exit status: 125 envshim failed, 126 COMMAND cannot be executed,\n"
+"127 COMMAND not found, otherwise the status of COMMAND.\n";
+
+static const char *const inherited[] = {
+	"ENVSHIM_LAUNCH", "ENVSHIM_CONFIG", "ENVSHIM_AGENT",
+	"ENVSHIM_WORKSPACE", "ENVSHIM_SANDBOX_NS"
+};
+
+const char *
+es_cmd_policy_file(const char *opt)
+{
+	const char	*e;
+
+	if (opt != NULL)
+		return opt;
+	e = getenv("ENVSHIM_POLICY");
+	return e != NULL && e[0] != '\0' ? e : NULL;
+}
+
+struct es_policy *
+es_cmd_load(const char *userfile)
+{
+	struct es_policy	*p;
+	struct es_parse_err	 err;
+	char			 msg[ES_PATH_MAX + 256];
+
+	if ((p = malloc(sizeof(*p))) == NULL) {
+		fprintf(stderr, "envshim: out of memory\n");
+		return NULL;
+	}
+	if (es_policy_load_root(p, userfile, &err) == -1) {
+		fprintf(stderr, "envshim: %s\n",
+		    es_parse_err_str(&err, msg, sizeof(msg)));
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int
+es_cmd_colour(FILE *f)
+{
+	const char	*nc = getenv("NO_COLOR"), *t = getenv("TERM");
+
+	if (nc != NULL && nc[0] != '\0')
+		return 0;
+	if (t != NULL && strcmp(t, "dumb") == 0)
+		return 0;
+	return isatty(fileno(f));
+}
+
+void
+es_cmd_putname(FILE *f, const char *s, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char	c = s[i];
+
+		if (c == '\\')
+			fputs("\\\\", f);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			putc(c, f);
+	}
+}
+
+void
+es_cmd_putjson(FILE *f, const char *s, size_t n)
+{
+	size_t	i;
+
+	putc('"', f);
+	for (i = 0; i < n; i++) {
+		unsigned char	c = s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			putc(c, f);
+	}
+	putc('"', f);
+}
+
+/* The shim next to this binary (the build tree), else the installed one. */
+static int
+find_shim(char *buf, size_t len)
+{
+	char	 self[PATH_MAX];
+	ssize_t	 n;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		if ((size_t)snprintf(buf, len, "%s/libenvshim.so",
+		    dirname(self)) < len && access(buf, R_OK) == 0)
+			return 0;
+	}
+	if ((size_t)snprintf(buf, len, "%s/libenvshim.so", ES_LIBDIR) < len &&
+	    access(buf, R_OK) == 0)
+		return 0;
+	fprintf(stderr, "envshim: cannot find libenvshim.so next to the "
+	    "envshim binary or in %s; reinstall envshim\n", ES_LIBDIR);
+	return -1;
+}
+
+/* Absolute, without resolving links: the file checked is the file named. */
+static int
+absolute(const char *path, char *buf, size_t len)
+{
+	char	cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return (size_t)snprintf(buf, len, "%s", path) < len ? 0 : -1;
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return -1;
+	return (size_t)snprintf(buf, len, "%s/%s", cwd, path) < len ? 0 : -1;
+}
+
+static int
+run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "audit", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char		*file = NULL;
+	char			 shim[PATH_MAX], pol[PATH_MAX];
+	struct es_policy	*p;
+	int			 c, audit = 0;
+	size_t			 i;
+
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			file = optarg;
+			break;
+		case 'a':
+			audit = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case 'V':
+			printf("envshim %s\n", ES_VERSION);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return ES_EXIT_FAIL;
+		}
+	}
+	if (optind == argc) {
+		fputs(usage_text, stderr);
+		return ES_EXIT_FAIL;
+	}
+	file = es_cmd_policy_file(file);
+	if ((p = es_cmd_load(file)) == NULL)
+		return ES_EXIT_FAIL;
+	free(p);
+	if (find_shim(shim, sizeof(shim)) == -1)
+		return ES_EXIT_FAIL;
+	/* ld.so splits LD_PRELOAD at spaces and colons. */
+	if (strpbrk(shim, " :\t") != NULL) {
+		fprintf(stderr, "envshim: %s: a path with a space or ':' "
+		    "cannot go into LD_PRELOAD\n", shim);
+		return ES_EXIT_FAIL;
+	}
+	if (file != NULL && absolute(file, pol, sizeof(pol)) == -1) {
+		fprintf(stderr, "envshim: %s: cannot make the path absolute\n",
+		    file);
+		return ES_EXIT_FAIL;
+	}
+	for (i = 0; i < sizeof(inherited) / sizeof(inherited[0]); i++)
+		if (unsetenv(inherited[i]) == -1)
+			goto fail;
+	if (setenv("LD_PRELOAD", shim, 1) == -1 ||
+	    (file != NULL && setenv("ENVSHIM_POLICY", pol, 1) == -1) ||
+	    (audit && setenv("ENVSHIM_MODE", "audit", 1) == -1))
+		goto fail;
+	execvp(argv[optind], argv + optind);
+	c = errno;
+	fprintf(stderr, "envshim: %s: %s\n", argv[optind],
+	    c == ENOENT ? "command not found" : strerror(c));
+	return c == ENOENT ? ES_EXIT_NOTFOUND : ES_EXIT_NOEXEC;
+fail:
+	fprintf(stderr, "envshim: cannot set the environment: %s\n",
+	    strerror(errno));
+	return ES_EXIT_FAIL;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct {
+		const char	*name;
+		int		(*fn)(int, char **);
+	} sub[] = {
+		{ "check", es_cmd_check },
+		{ "policy", es_cmd_policy },
+	};
+	size_t	i;
+
+	if (argc > 1)
+		for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++)
+			if (strcmp(argv[1], sub[i].name) == 0)
+				return sub[i].fn(argc - 1, argv + 1);
+	return run(argc, argv);
+}

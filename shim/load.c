@@ -1,1 +1,201 @@
-/* load.c: not written yet. */
+/*
+ * load.c - policy layers from disk and from text.
+ *
+ * A policy file MUST be opened without following a final symbolic link,
+ * and every check MUST be made on the open descriptor (fstat), so the
+ * file judged is the file read.  A file anyone but the user or root could
+ * have written is refused: it would let them choose what the agent's
+ * children see.  Missing optional layers are fine; a named file is not.
+ *
+ * Runs in the launch root's constructor, so it allocates with mmap, not
+ * the host program's malloc, and keeps no state.
+ */
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "es_load.h"
+
+#ifndef ES_SYSCONFDIR
+#define ES_SYSCONFDIR	"/etc"
+#endif
+
+static int lerr(struct es_parse_err *, const char *, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+lerr(struct es_parse_err *err, const char *file, const char *fmt, ...)
+{
+	va_list	ap;
+
+	err->file = file;
+	err->line = 0;
+	va_start(ap, fmt);
+	vsnprintf(err->what, sizeof(err->what), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/*
+ * err->file must outlive a path built on our stack.  p is unusable after
+ * an error anyway, so its free arena holds the name.
+ */
+static int
+keep_name(struct es_policy *p, struct es_parse_err *err, const char *path)
+{
+	size_t	n = strlen(path) + 1;
+
+	if (err->file == path) {
+		if (n <= sizeof(p->arena) - p->arena_used) {
+			memcpy(p->arena + p->arena_used, path, n);
+			err->file = p->arena + p->arena_used;
+		} else
+			err->file = "policy";
+	}
+	return -1;
+}
+
+/*
+ * Reads path as one layer on top of p.  optional: a missing file (ENOENT,
+ * or ENOTDIR on the way) is no layer at all.  Returns 0 or -1.
+ */
+static int
+load_layer(struct es_policy *p, const char *path, int optional,
+    struct es_parse_err *err)
+{
+	struct stat	 st;
+	char		*buf;
+	size_t		 cap = ES_POLICY_TEXT_MAX + 1, n = 0;
+	ssize_t		 r;
+	int		 fd, rc, saved;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK);
+	if (fd == -1) {
+		if (optional && (errno == ENOENT || errno == ENOTDIR))
+			return 0;
+		if (errno == ELOOP)
+			return lerr(err, path, "refused: is a symbolic "
+			    "link (name the file itself)");
+		return lerr(err, path, "cannot open: %s", strerror(errno));
+	}
+	if (fstat(fd, &st) == -1) {
+		saved = errno;
+		close(fd);
+		return lerr(err, path, "cannot stat: %s", strerror(saved));
+	}
+	rc = -1;
+	if (!S_ISREG(st.st_mode))
+		lerr(err, path, "refused: not a regular file");
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		lerr(err, path, "refused: writable by group or others "
+		    "(chmod go-w)");
+	else if (st.st_uid != geteuid() && st.st_uid != 0)
+		lerr(err, path, "refused: owned by another user "
+		    "(must be yours or root's)");
+	else if (st.st_size > ES_POLICY_TEXT_MAX)
+		lerr(err, path, "refused: larger than %d bytes",
+		    ES_POLICY_TEXT_MAX);
+	else
+		rc = 0;
+	if (rc == -1) {
+		close(fd);
+		return -1;
+	}
+	buf = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		saved = errno;
+		close(fd);
+		return lerr(err, path, "cannot read: %s", strerror(saved));
+	}
+	/* The size may change under us: read to EOF, one byte past the max. */
+	while (n < cap) {
+		r = read(fd, buf + n, cap - n);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	saved = errno;
+	close(fd);
+	if (r == -1)
+		rc = lerr(err, path, "cannot read: %s", strerror(saved));
+	else if (n > ES_POLICY_TEXT_MAX)
+		rc = lerr(err, path, "refused: larger than %d bytes",
+		    ES_POLICY_TEXT_MAX);
+	else
+		rc = es_policy_parse(p, buf, n, path, err);
+	munmap(buf, cap);
+	return rc;
+}
+
+/* The per-user file, or 0 when neither XDG_CONFIG_HOME nor HOME says. */
+static int
+user_path(char *buf, size_t len)
+{
+	const char	*x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
+	int		 n;
+
+	/* The XDG spec says relative values are to be ignored. */
+	if (x != NULL && x[0] == '/')
+		n = snprintf(buf, len, "%s/envshim/policy", x);
+	else if (h != NULL && h[0] == '/')
+		n = snprintf(buf, len, "%s/.config/envshim/policy", h);
+	else
+		return 0;
+	return n > 0 && (size_t)n < len;
+}
+
+int
+es_policy_load_root(struct es_policy *p, const char *userfile,
+    struct es_parse_err *err)
+{
+	char	path[ES_PATH_MAX];
+
+	es_policy_init(p);
+	if (load_layer(p, ES_SYSCONFDIR "/envshim/policy", 1, err) == -1)
+		return -1;
+	if (user_path(path, sizeof(path)) &&
+	    load_layer(p, path, 1, err) == -1)
+		return keep_name(p, err, path);
+	if (userfile != NULL && load_layer(p, userfile, 0, err) == -1)
+		return -1;
+	return 0;
+}
+
+int
+es_policy_load_file(struct es_policy *p, const char *path,
+    struct es_parse_err *err)
+{
+	es_policy_init(p);
+	return load_layer(p, path, 0, err);
+}
+
+int
+es_policy_load_text(struct es_policy *p, const char *text,
+    const char *origin, struct es_parse_err *err)
+{
+	es_policy_init(p);
+	return es_policy_parse(p, text, strlen(text), origin, err);
+}
+
+char *
+es_parse_err_str(const struct es_parse_err *err, char *buf, size_t len)
+{
+	const char	*f = err->file != NULL ? err->file : "policy";
+
+	if (err->line > 0)
+		snprintf(buf, len, "%s:%u: %s", f, err->line, err->what);
+	else
+		snprintf(buf, len, "%s: %s", f, err->what);
+	return buf;
+}

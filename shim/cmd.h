@@ -1,0 +1,34 @@
+/*
+ * cmd.h - what the envshim command's files share.  Not part of the shim.
+ */
+#ifndef ES_CMD_H
+#define ES_CMD_H
+
+#include <stdio.h>
+
+#include "es_policy.h"
+
+/* Exit statuses of the run mode, as env(1) and tini use them. */
+#define ES_EXIT_FAIL	125	/* envshim's own failure */
+#define ES_EXIT_NOEXEC	126	/* found but cannot be executed */
+#define ES_EXIT_NOTFOUND 127	/* not found */
+
+/* The policy file the user named: opt, else $ENVSHIM_POLICY, else NULL. */
+const char	*es_cmd_policy_file(const char *opt);
+
+/* Loads the launch root's layers; on error prints "envshim: ..." and NULL. */
+struct es_policy *es_cmd_load(const char *userfile);
+
+/* Should stdout get colour: a terminal, and NO_COLOR unset or empty. */
+int		 es_cmd_colour(FILE *);
+
+/* name (n bytes) with control and non-ASCII bytes as \xNN, and \ as \\. */
+void		 es_cmd_putname(FILE *, const char *name, size_t n);
+
+/* name (n bytes) as a JSON string, quotes included. */
+void		 es_cmd_putjson(FILE *, const char *s, size_t n);
+
+int		 es_cmd_check(int, char **);
+int		 es_cmd_policy(int, char **);
+
+#endif

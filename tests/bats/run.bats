@@ -1,0 +1,59 @@
+#!/usr/bin/env bats
+# envshim's run mode: what it hands the agent, and its exit statuses.
+
+bats_require_minimum_version 1.5.0
+load cli
+
+setup() {
+	cli_setup
+	BUILD=$(cd "$BATS_TEST_DIRNAME/../../build" && pwd)
+	[ -f "$BUILD/libenvshim.so" ]
+}
+
+@test "the agent gets the absolute shim path and absolute policy path" {
+	p=$(policy_file p <<<'drop FOO')
+	cd "$BATS_TEST_TMPDIR"
+	run -0 "$ENVSHIM" --policy p -- /usr/bin/env
+	grep -qx "LD_PRELOAD=$BUILD/libenvshim.so" <<<"$output"
+	grep -qx "ENVSHIM_POLICY=$BATS_TEST_TMPDIR/p" <<<"$output"
+	run ! grep -q '^ENVSHIM_MODE=' <<<"$output"
+}
+
+@test "--audit sets ENVSHIM_MODE=audit" {
+	run -0 "$ENVSHIM" --audit /usr/bin/env
+	grep -qx 'ENVSHIM_MODE=audit' <<<"$output"
+}
+
+@test "inherited launch state is removed, so the agent is the launch root" {
+	run -0 env ENVSHIM_LAUNCH=stale-launch-1 ENVSHIM_CONFIG=stale-config-2 \
+	    ENVSHIM_AGENT=stale-agent-3 ENVSHIM_WORKSPACE=stale-ws-4 \
+	    ENVSHIM_SANDBOX_NS=stale-ns-5 LD_PRELOAD=/stale/preload-6.so \
+	    "$ENVSHIM" -- /usr/bin/env
+	run ! grep -q 'stale-' <<<"$output"
+}
+
+@test "a bad policy stops the launch with 125 before anything runs" {
+	p=$(policy_file bad <<<'sandbox perhaps')
+	run -125 "$ENVSHIM" --policy "$p" -- touch "$BATS_TEST_TMPDIR/ran"
+	[ "$output" = "envshim: $p:1: sandbox takes required, optional or off" ]
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
+}
+
+@test "exit statuses: 127 not found, 126 not executable, else the command's" {
+	run -127 "$ENVSHIM" -- no-such-command-envshim
+	[ "$output" = "envshim: no-such-command-envshim: command not found" ]
+	printf 'x\n' > "$BATS_TEST_TMPDIR/noexec"
+	run -126 "$ENVSHIM" -- "$BATS_TEST_TMPDIR/noexec"
+	[ "$output" = "envshim: $BATS_TEST_TMPDIR/noexec: Permission denied" ]
+	run -1 "$ENVSHIM" -- false
+	run -0 "$ENVSHIM" -- true
+}
+
+@test "usage: --help and --version exit 0, no command exits 125" {
+	run -0 "$ENVSHIM" --help
+	[[ "${lines[0]}" == "usage: envshim [--policy FILE] [--audit] [--] COMMAND [ARGS...]" ]]
+	run -0 "$ENVSHIM" --version
+	[[ "$output" =~ ^envshim\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+	run -125 "$ENVSHIM"
+	run -125 "$ENVSHIM" --bogus-option true
+}
