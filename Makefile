@@ -46,11 +46,17 @@ PRODUCTS	:= $(B)/libenvshim.so $(B)/envshim $(B)/envshim-sandbox
 
 all: $(PRODUCTS)
 
-$(B)/pic/%.o: shim/%.c
+# Installed paths are compiled in: a different PREFIX must rebuild.
+ES_PATHS	:= $(LIBDIR) $(LIBEXECDIR) $(SYSCONFDIR) $(VERSION)
+$(B)/paths.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(ES_PATHS)' | cmp -s - $@ || echo '$(ES_PATHS)' > $@
+
+$(B)/pic/%.o: shim/%.c $(B)/paths.stamp
 	@mkdir -p $(@D)
 	$(CC) $(ES_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -c -o $@ $<
 
-$(B)/obj/%.o: shim/%.c
+$(B)/obj/%.o: shim/%.c $(B)/paths.stamp
 	@mkdir -p $(@D)
 	$(CC) $(ES_CFLAGS) -fPIE $(CFLAGS) -c -o $@ $<
 
@@ -120,9 +126,38 @@ bench:
 	-@$(MAKE) --no-print-directory -k all
 	CC="$(CC)" B="$(B)" ES_WARN="$(ES_WARN)" python3 tests/bench/run.py
 
+MAN1		:= $(wildcard docs/*.1)
+MAN5		:= $(wildcard docs/*.5)
+EXAMPLES	:= $(wildcard examples/*)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/envshim \
+	    $(DESTDIR)$(LIBEXECDIR)/envshim
+	install -m 755 $(B)/envshim $(DESTDIR)$(BINDIR)/envshim
+	install -m 644 $(B)/libenvshim.so $(DESTDIR)$(LIBDIR)/envshim/libenvshim.so
+	install -m 755 $(B)/envshim-sandbox \
+	    $(DESTDIR)$(LIBEXECDIR)/envshim/envshim-sandbox
+	$(if $(MAN1),install -d $(DESTDIR)$(MANDIR)/man1 && \
+	    install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
+	$(if $(MAN5),install -d $(DESTDIR)$(MANDIR)/man5 && \
+	    install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/)
+	$(if $(EXAMPLES),install -d $(DESTDIR)$(DOCDIR)/examples && \
+	    cp -R $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/envshim \
+	    $(DESTDIR)$(LIBDIR)/envshim/libenvshim.so \
+	    $(DESTDIR)$(LIBEXECDIR)/envshim/envshim-sandbox \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
+	rm -rf $(DESTDIR)$(DOCDIR)
+	-rmdir $(DESTDIR)$(LIBDIR)/envshim $(DESTDIR)$(LIBEXECDIR)/envshim \
+	    2>/dev/null
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps unit unit-asan clang-build bats check bench clean
+.PHONY: all deps unit unit-asan clang-build bats check bench clean install \
+	uninstall FORCE
 
 -include $(wildcard $(B)/obj/*.d $(B)/pic/*.d)

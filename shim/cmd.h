@@ -30,5 +30,7 @@ void		 es_cmd_putjson(FILE *, const char *s, size_t n);
 
 int		 es_cmd_check(int, char **);
 int		 es_cmd_policy(int, char **);
+int		 es_cmd_log(int, char **);
+int		 es_cmd_doctor(int, char **);
 
 #endif

@@ -9,8 +9,10 @@
  * launch root and not a child of some earlier envshim.
  */
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -19,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "es_exec.h"
 #include "es_load.h"
 #include "cmd.h"
 
@@ -34,6 +37,8 @@ static const char usage_text[] =
 "       envshim check [--policy FILE] [--format=table|tsv|json] "
 "[-- NAME=VALUE ...]\n"
 "       envshim policy [--policy FILE] [--builtin]\n"
+"       envshim log [FILE] [--json] [--since TIME]\n"
+"       envshim doctor [--policy FILE]\n"
 "       envshim --help | --version\n"
 "\n"
 "Runs COMMAND (an AI agent) with libenvshim.so preloaded: every program it\n"
@@ -44,6 +49,8 @@ static const char usage_text[] =
 "  --audit        decide and log everything, change nothing\n"
 "  check          show what the policy does to each variable (never values)\n"
 "  policy         print the effective policy, each line with its origin\n"
+"  log            the audit log as a process tree, with a summary\n"
+"  doctor         check that this system can run envshim, and say how to fix it\n"
 "\n"
 "To run a program named like a subcommand, write: envshim -- check\n"
 "\n"
@@ -169,6 +176,78 @@ absolute(const char *path, char *buf, size_t len)
 	return (size_t)snprintf(buf, len, "%s/%s", cwd, path) < len ? 0 : -1;
 }
 
+/* Where execvp would find name: the first executable regular file. */
+static int
+resolve(const char *name, char *buf, size_t len)
+{
+	const char	*path = getenv("PATH"), *p, *e;
+	struct stat	 st;
+
+	if (strchr(name, '/') != NULL)
+		return (size_t)snprintf(buf, len, "%s", name) < len ? 0 : -1;
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (p = path; ; p = e + 1) {
+		e = strchrnul(p, ':');
+		if ((size_t)snprintf(buf, len, "%.*s%s%s", (int)(e - p), p,
+		    e > p ? "/" : "", name) < len &&
+		    stat(buf, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(buf, X_OK) == 0)
+			return 0;
+		if (*e == '\0')
+			return -1;
+	}
+}
+
+/*
+ * Why the shim could not follow into file, or NULL.  The loader ignores
+ * LD_PRELOAD for setuid/setgid/capability programs and static programs
+ * have no loader at all: whatever such an agent starts is unfiltered.
+ */
+static const char *
+unenterable(const char *file, int depth)
+{
+	unsigned char	 head[ES_SNIFF_HEAD];
+	struct es_sniff	 sn;
+	struct stat	 st;
+	char		 judge[PATH_MAX];
+	const char	*j;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) == -1)
+		return NULL;	/* execvp reports it */
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	if (st.st_mode & S_ISUID) {
+		close(fd);
+		return "is setuid: the loader ignores LD_PRELOAD for it";
+	}
+	if (st.st_mode & S_ISGID) {
+		close(fd);
+		return "is setgid: the loader ignores LD_PRELOAD for it";
+	}
+	if (fgetxattr(fd, "security.capability", NULL, 0) > 0) {
+		close(fd);
+		return "has file capabilities: the loader ignores LD_PRELOAD "
+		    "for it";
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
+	if (sn.kind == ES_K_ELF_STATIC)
+		return "is statically linked: there is no loader to preload "
+		    "the shim into";
+	if (sn.kind == ES_K_SCRIPT && depth == 0 &&
+	    (j = es_script_judge(&sn)) != NULL && j[0] != '\0' &&
+	    resolve(j, judge, sizeof(judge)) == 0)
+		return unenterable(judge, 1) != NULL ? "is a script whose "
+		    "interpreter the shim cannot enter" : NULL;
+	return NULL;
+}
+
 static int
 run(int argc, char **argv)
 {
@@ -179,7 +258,7 @@ run(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char		*file = NULL;
+	const char		*file = NULL, *why;
 	char			 shim[PATH_MAX], pol[PATH_MAX];
 	struct es_policy	*p;
 	int			 c, audit = 0;
@@ -206,6 +285,14 @@ run(int argc, char **argv)
 	}
 	if (optind == argc) {
 		fputs(usage_text, stderr);
+		return ES_EXIT_FAIL;
+	}
+	if (resolve(argv[optind], shim, sizeof(shim)) == 0 &&
+	    (why = unenterable(shim, 0)) != NULL) {
+		fprintf(stderr, "envshim: refusing %s: it %s, so nothing it "
+		    "starts would be filtered.\nRun a dynamically linked, "
+		    "unprivileged build of it instead, or run it inside "
+		    "envshim-sandbox.\n", shim, why);
 		return ES_EXIT_FAIL;
 	}
 	file = es_cmd_policy_file(file);
@@ -252,6 +339,8 @@ main(int argc, char **argv)
 	} sub[] = {
 		{ "check", es_cmd_check },
 		{ "policy", es_cmd_policy },
+		{ "log", es_cmd_log },
+		{ "doctor", es_cmd_doctor },
 	};
 	size_t	i;
 

@@ -57,3 +57,35 @@ setup() {
 	run -125 "$ENVSHIM"
 	run -125 "$ENVSHIM" --bogus-option true
 }
+
+@test "commands the shim cannot enter are refused with 125 and the reason" {
+	[ -x "$BUILD/progs/static_hello" ]
+	run -125 "$ENVSHIM" -- "$BUILD/progs/static_hello"
+	[[ "$output" == "envshim: refusing $BUILD/progs/static_hello: it is statically linked"* ]]
+	[[ "$output" == *"Run a dynamically linked"* ]]
+	cp /usr/bin/true "$BATS_TEST_TMPDIR/suid"
+	chmod u+s "$BATS_TEST_TMPDIR/suid"
+	run -125 "$ENVSHIM" -- "$BATS_TEST_TMPDIR/suid"
+	[[ "$output" == *"it is setuid: the loader ignores LD_PRELOAD"* ]]
+	cp /usr/bin/true "$BATS_TEST_TMPDIR/sgid"
+	chmod g+s "$BATS_TEST_TMPDIR/sgid"
+	run -125 "$ENVSHIM" -- "$BATS_TEST_TMPDIR/sgid"
+	[[ "$output" == *"it is setgid"* ]]
+	printf '#!%s\n' "$BUILD/progs/static_hello" > "$BATS_TEST_TMPDIR/script"
+	chmod 755 "$BATS_TEST_TMPDIR/script"
+	run -125 "$ENVSHIM" -- "$BATS_TEST_TMPDIR/script"
+	[[ "$output" == *"is a script whose interpreter the shim cannot enter"* ]]
+	# Found through PATH too.
+	PATH="$BUILD/progs:$PATH" run -125 "$ENVSHIM" static_hello
+}
+
+@test "a command with file capabilities is refused" {
+	[ "$(id -u)" = 0 ] || skip "needs root to set file capabilities"
+	cp /usr/bin/true "$BATS_TEST_TMPDIR/capped"
+	# vfs_cap_data revision 2: cap_net_raw permitted.
+	python3 -c 'import os, struct, sys
+os.setxattr(sys.argv[1], "security.capability", struct.pack("<5I", 0x02000000, 1 << 13, 0, 0, 0))' \
+	    "$BATS_TEST_TMPDIR/capped"
+	run -125 "$ENVSHIM" -- "$BATS_TEST_TMPDIR/capped"
+	[[ "$output" == *"it has file capabilities"* ]]
+}

@@ -1,0 +1,350 @@
+/*
+ * cmd_doctor.c - "envshim doctor": can this system and user run envshim,
+ * and if not, what to change.  One line per check; a failing check says
+ * the fix.  Exit 0 only when every check passes.
+ *
+ * Checks are made by doing the thing where possible (a child really
+ * unshares a user namespace; the log directory is really opened), since
+ * sysctls only explain a failure, they do not predict success.
+ */
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "es_load.h"
+#include "cmd.h"
+
+#ifndef ES_LIBDIR
+#define ES_LIBDIR	"/usr/local/lib/envshim"
+#endif
+#ifndef ES_LIBEXECDIR
+#define ES_LIBEXECDIR	"/usr/local/libexec/envshim"
+#endif
+
+struct doc {
+	int	fails;
+	int	colour;
+};
+
+static void
+result(struct doc *d, int ok, const char *what, const char *detail,
+    const char *fix)
+{
+	if (!ok)
+		d->fails++;
+	printf("%s%-4s%s %s: %s\n", d->colour ? (ok ? "\033[32m" :
+	    "\033[1;31m") : "", ok ? "ok" : "FAIL", d->colour ? "\033[0m" : "",
+	    what, detail);
+	if (!ok && fix != NULL)
+		printf("     fix: %s\n", fix);
+}
+
+/* A sysctl as a number, or -1 when it does not exist on this kernel. */
+static long
+sysctl_num(const char *path)
+{
+	FILE	*f = fopen(path, "re");
+	long	 v = -1;
+
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Forks a child that unshares as the sandbox helper will; 0 or its errno. */
+static int
+try_userns(void)
+{
+	pid_t	pid;
+	int	st;
+
+	fflush(stdout);
+	if ((pid = fork()) == -1)
+		return errno;
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 ? 0 :
+		    errno & 0xff);
+	if (waitpid(pid, &st, 0) == -1 || !WIFEXITED(st))
+		return EINVAL;
+	return WEXITSTATUS(st);
+}
+
+static void
+check_userns(struct doc *d)
+{
+	char	 msg[256];
+	long	 max = sysctl_num("/proc/sys/user/max_user_namespaces");
+	long	 clone = sysctl_num("/proc/sys/kernel/unprivileged_userns_clone");
+	long	 aa = sysctl_num(
+	    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+	int	 e = try_userns();
+
+	if (e == 0) {
+		result(d, 1, "user namespaces", "usable by this user", NULL);
+		return;
+	}
+	if (max == 0)
+		result(d, 0, "user namespaces", "user.max_user_namespaces is 0",
+		    "sudo sysctl -w user.max_user_namespaces=15000 (and set it "
+		    "in /etc/sysctl.d/ to keep it)");
+	else if (clone == 0)
+		result(d, 0, "user namespaces",
+		    "kernel.unprivileged_userns_clone is 0",
+		    "sudo sysctl -w kernel.unprivileged_userns_clone=1 (and set "
+		    "it in /etc/sysctl.d/ to keep it)");
+	else if (aa == 1)
+		result(d, 0, "user namespaces",
+		    "AppArmor restricts unprivileged user namespaces "
+		    "(kernel.apparmor_restrict_unprivileged_userns=1)",
+		    "install the AppArmor profile from the envshim examples "
+		    "(examples/apparmor/) for envshim-sandbox, or set "
+		    "sandbox optional in your policy");
+	else {
+		snprintf(msg, sizeof(msg), "unshare(CLONE_NEWUSER|CLONE_NEWNS) "
+		    "failed: %s", strerror(e));
+		result(d, 0, "user namespaces", msg,
+		    "run envshim outside containers that forbid nested "
+		    "namespaces, or set sandbox optional in your policy");
+	}
+}
+
+/* dir of this binary, or "" */
+static void
+selfdir(char *buf, size_t len)
+{
+	char	self[PATH_MAX];
+	ssize_t	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	buf[0] = '\0';
+	if (n > 0) {
+		self[n] = '\0';
+		snprintf(buf, len, "%s", dirname(self));
+	}
+}
+
+/* name next to this binary, else in the installed dir: path into buf. */
+static int
+find_file(const char *name, const char *installed, char *buf, size_t len)
+{
+	char	dir[PATH_MAX];
+
+	selfdir(dir, sizeof(dir));
+	if (dir[0] && (size_t)snprintf(buf, len, "%s/%s", dir, name) < len &&
+	    access(buf, F_OK) == 0)
+		return 0;
+	snprintf(buf, len, "%s/%s", installed, name);
+	return access(buf, F_OK);
+}
+
+static void
+check_files(struct doc *d)
+{
+	char		p[PATH_MAX + 64], msg[PATH_MAX + 128];
+	struct stat	st;
+
+	if (find_file("libenvshim.so", ES_LIBDIR, p, sizeof(p)) == -1 ||
+	    access(p, R_OK) == -1) {
+		snprintf(msg, sizeof(msg), "not found next to envshim or in %s",
+		    ES_LIBDIR);
+		result(d, 0, "shim", msg, "make && sudo make install");
+	} else
+		result(d, 1, "shim", p, NULL);
+	if (find_file("envshim-sandbox", ES_LIBEXECDIR, p, sizeof(p)) == -1 ||
+	    stat(p, &st) == -1) {
+		snprintf(msg, sizeof(msg), "not found next to envshim or in %s",
+		    ES_LIBEXECDIR);
+		result(d, 0, "sandbox helper", msg, "make && sudo make install");
+		return;
+	}
+	if (!S_ISREG(st.st_mode) || access(p, X_OK) == -1) {
+		snprintf(msg, sizeof(msg), "%s is not executable", p);
+		result(d, 0, "sandbox helper", msg, "chmod 755 on it, or "
+		    "reinstall with make install");
+	} else if (st.st_mode & (S_ISUID | S_ISGID)) {
+		snprintf(msg, sizeof(msg), "%s is setuid or setgid", p);
+		result(d, 0, "sandbox helper", msg, "chmod ug-s on it: "
+		    "envshim-sandbox must never run with privileges");
+	} else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(msg, sizeof(msg), "%s is writable by group or others",
+		    p);
+		result(d, 0, "sandbox helper", msg, "chmod go-w on it");
+	} else
+		result(d, 1, "sandbox helper", p, NULL);
+}
+
+static void
+check_policy(struct doc *d, const char *file, struct es_policy *p)
+{
+	struct es_parse_err	err;
+	char			msg[ES_PATH_MAX + 256], *s;
+	size_t			i, n = 0;
+
+	if (es_policy_load_root(p, file, &err) == -1) {
+		es_parse_err_str(&err, msg, sizeof(msg));
+		result(d, 0, "policy", msg, "correct that line; docs/policy.md "
+		    "lists the keywords");
+		p->nlayers = 0;
+		return;
+	}
+	n = snprintf(msg, sizeof(msg), "%zu layer%s valid:", p->nlayers,
+	    p->nlayers == 1 ? "" : "s");
+	for (i = 0; i < p->nlayers && n < sizeof(msg); i++)
+		n += snprintf(msg + n, sizeof(msg) - n, " %s",
+		    p->layer_name[i]);
+	for (s = msg; *s; s++)
+		if ((unsigned char)*s < 0x20)
+			*s = '?';
+	result(d, 1, "policy", msg, NULL);
+}
+
+static void
+check_system(struct doc *d)
+{
+	struct utsname	u;
+	char		msg[512];
+	int		maj = 0, min = 0;
+	const char	*gv = gnu_get_libc_version();
+
+	sscanf(gv, "%d.%d", &maj, &min);
+	snprintf(msg, sizeof(msg), "glibc %s", gv);
+	result(d, maj > 2 || (maj == 2 && min >= 17), "libc", msg,
+	    "envshim needs glibc 2.17 or later");
+	if (uname(&u) == -1)
+		snprintf(u.release, sizeof(u.release), "unknown");
+	sscanf(u.release, "%d.%d", &maj, &min);
+	snprintf(msg, sizeof(msg), "Linux %s", u.release);
+	result(d, maj > 3 || (maj == 3 && min >= 8), "kernel", msg,
+	    "user namespaces need Linux 3.8 or later");
+	result(d, access("/proc/self/exe", F_OK) == 0 &&
+	    access("/proc/self/ns/user", F_OK) == 0, "/proc",
+	    access("/proc/self/ns/user", F_OK) == 0 ? "mounted, with "
+	    "namespace files" : "missing /proc/self/exe or /proc/self/ns/user",
+	    "mount proc on /proc: the shim reads /proc/self/exe and "
+	    "/proc/self/ns");
+}
+
+/* mkdir -p, mode 0700, as the shim does for its log on first use. */
+static void
+mkdirs(char *dir)
+{
+	char	*s;
+
+	for (s = dir + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		(void)mkdir(dir, 0700);
+		*s = '/';
+	}
+	(void)mkdir(dir, 0700);
+}
+
+/* Can the log file be appended to (creating its directory as the shim would)? */
+static void
+check_log(struct doc *d, const struct es_policy *p)
+{
+	char		 path[ES_PATH_MAX], dir[ES_PATH_MAX], msg[ES_PATH_MAX + 64];
+	const char	*x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+	int		 fd;
+
+	if (p->nlayers > 0 && p->log == ES_LOG_OFF) {
+		result(d, 1, "log", "off (policy says log off)", NULL);
+		return;
+	}
+	if (p->nlayers > 0 && p->log == ES_LOG_STDERR) {
+		result(d, 1, "log", "stderr", NULL);
+		return;
+	}
+	if (p->nlayers > 0 && p->log == ES_LOG_SYSLOG) {
+		result(d, access("/dev/log", W_OK) == 0, "log", "syslog",
+		    "start a syslog daemon (/dev/log is missing), or set "
+		    "log to a file");
+		return;
+	}
+	if (p->nlayers > 0 && p->log == ES_LOG_PATH && p->log_path != NULL) {
+		if (strncmp(p->log_path, "~/", 2) == 0 && h != NULL)
+			snprintf(path, sizeof(path), "%s%s", h, p->log_path + 1);
+		else
+			snprintf(path, sizeof(path), "%s", p->log_path);
+	} else if (x != NULL && x[0] == '/')
+		snprintf(path, sizeof(path), "%s/envshim/audit.jsonl", x);
+	else if (h != NULL && h[0] == '/')
+		snprintf(path, sizeof(path),
+		    "%s/.local/state/envshim/audit.jsonl", h);
+	else {
+		result(d, 0, "log", "no log file: neither XDG_STATE_HOME nor "
+		    "HOME is set", "set HOME, or a log line in the policy");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	mkdirs(dirname(dir));
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	    0600);
+	if (fd == -1) {
+		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
+		result(d, 0, "log", msg, "make the directory writable, or "
+		    "choose another with a log line in the policy");
+		return;
+	}
+	close(fd);
+	snprintf(msg, sizeof(msg), "%s (writable)", path);
+	result(d, 1, "log", msg, NULL);
+}
+
+int
+es_cmd_doctor(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct doc		 d = { 0, es_cmd_colour(stdout) };
+	struct es_policy	*p;
+	const char		*file = NULL;
+	int			 c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			file = optarg;
+			break;
+		case 'h':
+			puts("usage: envshim doctor [--policy FILE]");
+			return 0;
+		default:
+			fputs("usage: envshim doctor [--policy FILE]\n", stderr);
+			return ES_EXIT_FAIL;
+		}
+	}
+	if (optind < argc || (p = malloc(sizeof(*p))) == NULL) {
+		fputs("usage: envshim doctor [--policy FILE]\n", stderr);
+		return ES_EXIT_FAIL;
+	}
+	check_userns(&d);
+	check_files(&d);
+	check_policy(&d, es_cmd_policy_file(file), p);
+	check_system(&d);
+	check_log(&d, p);
+	free(p);
+	if (d.fails > 0)
+		printf("\n%d check%s failed\n", d.fails, d.fails == 1 ? "" : "s");
+	else
+		printf("\nall checks passed\n");
+	return d.fails > 0 ? 1 : 0;
+}

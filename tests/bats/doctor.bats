@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# envshim doctor: real checks, a fix for each failure, exit 0 only if all pass.
+
+bats_require_minimum_version 1.5.0
+load cli
+
+setup() {
+	cli_setup
+	BUILD=$(cd "$BATS_TEST_DIRNAME/../../build" && pwd)
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	# A private copy of the products, to break one at a time.
+	COPY="$BATS_TEST_TMPDIR/bin"
+	mkdir "$COPY"
+	cp "$BUILD/envshim" "$BUILD/libenvshim.so" "$BUILD/envshim-sandbox" "$COPY/"
+}
+
+@test "the user-namespace verdict agrees with unshare(1)" {
+	run "$COPY/envshim" doctor
+	if unshare -Um true 2>/dev/null; then
+		grep -qx 'ok   user namespaces: usable by this user' <<<"$output"
+	else
+		grep -q '^FAIL user namespaces' <<<"$output"
+		grep -q '^     fix: ' <<<"$output"
+	fi
+}
+
+@test "a healthy build tree passes every other check" {
+	run "$COPY/envshim" doctor
+	grep -qx "ok   shim: $COPY/libenvshim.so" <<<"$output"
+	grep -qx "ok   sandbox helper: $COPY/envshim-sandbox" <<<"$output"
+	grep -q '^ok   policy: 1 layer valid: builtin' <<<"$output"
+	grep -qx "ok   log: $XDG_STATE_HOME/envshim/audit.jsonl (writable)" <<<"$output"
+	[ -d "$XDG_STATE_HOME/envshim" ]
+	if unshare -Um true 2>/dev/null; then
+		[ "$status" -eq 0 ]
+		[ "${lines[-1]}" = "all checks passed" ]
+	fi
+}
+
+@test "a setuid helper fails with the fix" {
+	chmod u+s "$COPY/envshim-sandbox"
+	run -1 "$COPY/envshim" doctor
+	grep -qx "FAIL sandbox helper: $COPY/envshim-sandbox is setuid or setgid" <<<"$output"
+	grep -q 'fix: chmod ug-s' <<<"$output"
+}
+
+@test "a missing or non-executable helper fails" {
+	chmod 644 "$COPY/envshim-sandbox"
+	run -1 "$COPY/envshim" doctor
+	grep -q "^FAIL sandbox helper: $COPY/envshim-sandbox is not executable" <<<"$output"
+	rm "$COPY/envshim-sandbox"
+	run -1 "$COPY/envshim" doctor
+	grep -q '^FAIL sandbox helper: not found' <<<"$output"
+}
+
+@test "a bad policy fails with file and line" {
+	p=$(policy_file p <<<'network maybe')
+	run -1 "$COPY/envshim" doctor --policy "$p"
+	grep -qx "FAIL policy: $p:1: network takes on or off" <<<"$output"
+}
+
+@test "an unwritable log fails" {
+	p=$(policy_file p <<<'log /proc/envshim-no/audit.jsonl')
+	run -1 "$COPY/envshim" doctor --policy "$p"
+	grep -q '^FAIL log: /proc/envshim-no/audit.jsonl: ' <<<"$output"
+}

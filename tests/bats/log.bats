@@ -1,0 +1,103 @@
+#!/usr/bin/env bats
+# envshim log: the audit log as a tree, a summary, and hostile lines.
+
+bats_require_minimum_version 1.5.0
+load cli
+
+setup() {
+	cli_setup
+	LOG="$BATS_TEST_TMPDIR/audit.jsonl"
+	cat > "$LOG" <<'J'
+{"time":"2025-11-30T09:00:00.100Z","pid":100,"ppid":1,"hook":"execve","path":"/usr/bin/agent","argv":["agent"],"action":"run","inside":false,"agent":true,"mode":"enforce","dropped":[],"rewritten":[]}
+{"time":"2025-11-30T09:00:01.000Z","pid":123,"ppid":100,"hook":"execve","path":"/bin/bash","argv":["bash","-c","env"],"action":"sandbox","inside":false,"agent":false,"mode":"enforce","dropped":[{"name":"GITHUB_TOKEN","reason":"secret-name"},{"name":"LD_PRELOAD","reason":"locked"}],"rewritten":[{"name":"PATH","reason":"normalised"}]}
+{"time":"2025-11-30T09:00:01.500Z","pid":124,"ppid":123,"hook":"execve","path":"/usr/bin/env","argv":["env"],"action":"run","inside":true,"agent":false,"mode":"enforce","dropped":[]}
+this line is not json
+{"time":"2025-11-30T09:00:02.000Z","pid":130,"ppid":100,"hook":"posix_spawn","path":"/opt/static","argv":["static","***"],"action":"refused","reason":"statically linked","inside":false,"agent":false,"mode":"enforce","dropped":[{"name":"AWS_SECRET_ACCESS_KEY","reason":"secret-name"},{"name":"X\u001b[31m","reason":"injection"}]}
+{"time":"2025-11-30T09:00:03.000Z","pid":131,"ppid":100,"hook":"execve","path":"/usr/bin/git","argv":["git","status"],"action":"run","inside":false,"agent":false,"mode":"enforce"}
+{"time":"2025-11-30T09:00:04.000Z","pid":132,"ppid":100,"hook":"execve","path":"/x","argv":["x"],"action":"run","dropped":[{"name":"A","reason":"policy"}
+J
+}
+
+@test "the log shows a tree by pid and ppid, with what each launch lost" {
+	run -0 "$ENVSHIM" log "$LOG"
+	[ "${lines[0]}" = "100 agent  [run] (agent)" ]
+	[ "${lines[1]}" = "|- 123 bash -c env  [sandbox]" ]
+	[ "${lines[2]}" = "|     dropped: GITHUB_TOKEN (secret-name), LD_PRELOAD (locked)" ]
+	[ "${lines[3]}" = "|     rewritten: PATH (normalised)" ]
+	[ "${lines[4]}" = "|  \`- 124 env  [run] (inside sandbox)" ]
+	[ "${lines[5]}" = "|- 130 static ***  [refused: statically linked]" ]
+	[ "${lines[6]}" = '|     dropped: AWS_SECRET_ACCESS_KEY (secret-name), X\x1b[31m (injection)' ]
+	[ "${lines[7]}" = "\`- 131 git status  [run]" ]
+	[[ "${lines[8]}" == "launches: "* ]]
+}
+
+@test "the summary counts launches, sandboxed, refused and drops by reason" {
+	run -0 "$ENVSHIM" log "$LOG"
+	[[ "$output" == *"launches: 5, sandboxed: 1, refused: 1, unconfined: 0"* ]]
+	[[ "$output" == *"variables dropped: 4 (secret-name 2, locked 1, injection 1)"* ]]
+	[[ "$output" == *"malformed lines skipped: 2"* ]]
+}
+
+@test "control characters from the log are escaped, not sent to the terminal" {
+	run -0 "$ENVSHIM" log "$LOG"
+	[[ "$output" != *$'\033'* ]]
+	[[ "$output" == *'X\x1b[31m (injection)'* ]]
+}
+
+@test "--json is one valid object; --since filters by time" {
+	run -0 "$ENVSHIM" log --json --since 2025-11-30T09:00:01.6 "$LOG"
+	python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert [r["pid"] for r in d["records"]] == [130, 131], d
+assert d["summary"]["launches"] == 2 and d["summary"]["refused"] == 1, d
+assert d["summary"]["dropped"] == {"secret-name": 1, "injection": 1}, d
+' <<<"$output"
+	run -0 "$ENVSHIM" log --since 2099-01-01 "$LOG"
+	[[ "$output" == *"no launches recorded"* ]]
+	now=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
+	echo "{\"time\":\"$now\",\"pid\":7,\"ppid\":1,\"argv\":[\"fresh\"],\"action\":\"run\"}" >> "$LOG"
+	run -0 "$ENVSHIM" log --since 10m "$LOG"
+	[ "${lines[0]}" = "7 fresh  [run]" ]
+	[[ "$output" == *"launches: 1,"* ]]
+	run -125 "$ENVSHIM" log --since yesterday "$LOG"
+}
+
+@test "the default log is under XDG_STATE_HOME, then ~/.local/state" {
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	mkdir -p "$XDG_STATE_HOME/envshim"
+	head -1 "$LOG" > "$XDG_STATE_HOME/envshim/audit.jsonl"
+	run -0 "$ENVSHIM" log
+	[[ "$output" == *"launches: 1,"* ]]
+	unset XDG_STATE_HOME
+	run -125 "$ENVSHIM" log
+	[ "$output" = "envshim log: $HOME/.local/state/envshim/audit.jsonl: No such file or directory (nothing logged yet?)" ]
+}
+
+@test "a pid that is reused hangs under its latest record" {
+	cat > "$LOG" <<'J'
+{"time":"2025-11-30T09:00:00Z","pid":10,"ppid":1,"path":"/a","argv":["a"],"action":"run"}
+{"time":"2025-11-30T09:00:01Z","pid":11,"ppid":10,"path":"/b","argv":["b"],"action":"run"}
+{"time":"2025-11-30T09:00:02Z","pid":10,"ppid":1,"path":"/c","argv":["c"],"action":"run"}
+{"time":"2025-11-30T09:00:03Z","pid":12,"ppid":10,"path":"/d","argv":["d"],"action":"run"}
+J
+	run -0 "$ENVSHIM" log "$LOG"
+	[ "${lines[0]}" = "10 a  [run]" ]
+	[ "${lines[1]}" = "\`- 11 b  [run]" ]
+	[ "${lines[2]}" = "10 c  [run]" ]
+	[ "${lines[3]}" = "\`- 12 d  [run]" ]
+}
+
+@test "a real run under envshim produces a log that envshim log reads" {
+	BUILD=$(cd "$BATS_TEST_DIRNAME/../../build" && pwd)
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	p=$(policy_file p <<<"log $BATS_TEST_TMPDIR/real.jsonl")
+	run env GITHUB_TOKEN=ghp_notarealtokenvalue0000000000000000 \
+	    "$ENVSHIM" --policy "$p" -- /bin/sh -c '/usr/bin/env >/dev/null; true'
+	[ -s "$BATS_TEST_TMPDIR/real.jsonl" ]
+	run -0 "$ENVSHIM" log "$BATS_TEST_TMPDIR/real.jsonl"
+	[[ "$output" == *"GITHUB_TOKEN (secret-name)"* ]]
+	[[ "$output" != *ghp_notarealtoken* ]]
+	[[ "$output" == *"launches: "* ]]
+	[[ "$output" != *"malformed"* ]]
+}
