@@ -89,15 +89,14 @@ J
 }
 
 @test "a real run under envshim produces a log that envshim log reads" {
-	BUILD=$(cd "$BATS_TEST_DIRNAME/../../build" && pwd)
 	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
-	p=$(policy_file p <<<"log $BATS_TEST_TMPDIR/real.jsonl")
-	run env GITHUB_TOKEN=ghp_notarealtokenvalue0000000000000000 \
-	    "$ENVSHIM" --policy "$p" -- /bin/sh -c '/usr/bin/env >/dev/null; true'
-	[ -s "$BATS_TEST_TMPDIR/real.jsonl" ]
-	run -0 "$ENVSHIM" log "$BATS_TEST_TMPDIR/real.jsonl"
+	run -0 env GITHUB_TOKEN=ghp_notarealtokenvalue0000000000000000 \
+	    "$ENVSHIM" -- /bin/sh -c '/usr/bin/env >/dev/null; true'
+	[ -s "$XDG_STATE_HOME/envshim/audit.jsonl" ]
+	run -0 "$ENVSHIM" log
+	[[ "${lines[0]}" =~ ^[0-9]+\ /usr/bin/env\ \ \[run\]$ ]]
 	[[ "$output" == *"GITHUB_TOKEN (secret-name)"* ]]
 	[[ "$output" != *ghp_notarealtoken* ]]
-	[[ "$output" == *"launches: "* ]]
+	[[ "$output" == *"launches: 1, sandboxed: 0, refused: 0"* ]]
 	[[ "$output" != *"malformed"* ]]
 }
