@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "es_policy.h"
+#include "names.h"
 
 enum kw_kind {
 	KW_RULE,	/* a name pattern into rules[] */
@@ -710,6 +711,17 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 			continue;
 		putline(&o, p, flags, rule_kw[r->kind], r->pat, r->layer,
 		    r->line);
+	}
+	if (flags & ES_FMT_BUILTIN) {
+		long	n;
+
+		n = es_names_format(o.pos < len ? buf + o.pos : NULL,
+		    o.pos < len ? len - o.pos : 0);
+		/* Too small: measure, so the -1 below is reported. */
+		if (n < 0)
+			n = es_names_format(NULL, 0);
+		if (n > 0)
+			o.pos += (size_t)n;
 	}
 	if (o.pos >= len)
 		return -1;

@@ -175,3 +175,12 @@ P
 	[ "${lines[1]}" = "# (no layer changes the builtin policy)" ]
 	run -125 "$ENVSHIM" policy extra
 }
+
+@test "policy --builtin adds the compiled-in lists, and still reads back" {
+	run -0 "$ENVSHIM" policy --builtin
+	grep -qx 'injection LD_\*	# builtin' <<<"$output"
+	grep -q '^secret-name GITHUB_TOKEN	# builtin' <<<"$output"
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/all"
+	chmod 600 "$BATS_TEST_TMPDIR/all"
+	run -0 "$ENVSHIM" policy --policy "$BATS_TEST_TMPDIR/all"
+}

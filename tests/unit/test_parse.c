@@ -323,6 +323,7 @@ static void
 test_layers(void **state)
 {
 	struct es_parse_err	err;
+	const char		*want;
 
 	(void)state;
 	fresh(&P);
@@ -348,13 +349,21 @@ test_layers(void **state)
 	P.rules[0].len = 9;
 	P.nrules = 1;
 	assert_string_equal(fmt(&P, 0), "");
-	assert_string_equal(fmt(&P, ES_FMT_BUILTIN | ES_FMT_ORIGIN),
-	    "mode enforce\t# builtin\n"
+	want = "mode enforce\t# builtin\n"
 	    "sandbox required\t# builtin\n"
 	    "network off\t# builtin\n"
 	    "unfollowable sandbox\t# builtin\n"
 	    "protect-self no\t# builtin\n"
-	    "injection BUILTIN_X\t# builtin\n");
+	    "injection BUILTIN_X\t# builtin\n";
+	fmt(&P, ES_FMT_BUILTIN | ES_FMT_ORIGIN);
+	assert_memory_equal(fmtbuf, want, strlen(want));
+	/* Then the compiled-in lists, which read back as a policy. */
+	assert_non_null(strstr(fmtbuf, "\ninjection LD_*"));
+	fresh(&Q);
+	assert_int_equal(parse(&Q, fmtbuf, &err), 0);
+	assert_true(Q.nrules > 100);
+	/* Too small a buffer is -1 here too. */
+	assert_int_equal(es_policy_format(&P, ES_FMT_BUILTIN, fmtbuf, 200), -1);
 }
 
 static void
