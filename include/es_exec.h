@@ -65,11 +65,13 @@ struct es_audit {
 	size_t			 n;		/* ... its length ... */
 	const struct es_verdict	*v;		/* ... and its verdicts (or NULL) */
 	const struct es_policy	*p;		/* masks secret-shaped argv */
+	const char *const	*quiet;		/* entries not worth listing (or NULL) */
 };
 
 /*
  * One JSON line (ending in '\n') into buf.  Names of dropped and rewritten
- * variables appear, values never; argv elements with a secret shape are
+ * variables appear (but for entries equal to one of quiet: the shim's own
+ * inherited entries, replaced by the same), values never; argv elements with a secret shape are
  * masked.  When buf is too small the record is cut short but stays valid
  * JSON with "truncated":true.  Returns the length, or -1 if len < 256.
  */

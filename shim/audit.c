@@ -159,6 +159,18 @@ name_len(const char *e)
 	return eq != NULL ? (size_t)(eq - e) : strlen(e);
 }
 
+/* The shim's own entries, replaced by themselves, are no news. */
+static int
+is_quiet(const struct es_audit *a, const char *e)
+{
+	size_t i;
+
+	for (i = 0; a->quiet != NULL && a->quiet[i] != NULL; i++)
+		if (strcmp(e, a->quiet[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* The names (never values) of entries whose verdict is action. */
 static void
 names(struct w *w, const struct es_audit *a, unsigned action)
@@ -174,7 +186,8 @@ names(struct w *w, const struct es_audit *a, unsigned action)
 		const char *e = a->envp[i];
 		size_t mark = w->len;
 
-		if (e == NULL || a->v[i].action != action)
+		if (e == NULL || a->v[i].action != action ||
+		    (a->v[i].reason == ES_R_LOCKED && is_quiet(a, e)))
 			continue;
 		if (!first)
 			put(w, ",", 1);

@@ -126,15 +126,61 @@ add_layer(struct es_shim *s, const char *origin, const char *line)
 }
 
 /*
+ * The launch root settles where records go: the default file, or the
+ * policy's (~/ expanded), as an absolute path handed down
+ * so every descendant - also inside the sandbox - writes the same file.
+ */
+static int
+settle_log(struct es_shim *s)
+{
+	char line[ES_PATH_MAX + 8];
+	int fd;
+
+	if (s->pol.log == ES_LOG_DEFAULT)
+		default_log(s->log_path, sizeof(s->log_path));
+	else {
+		const char *home = getenv("HOME"), *lp = s->pol.log_path;
+
+		s->log_path[0] = '\0';
+		if (lp[0] == '~') {
+			if (home == NULL || home[0] != '/') {
+				brokenf(s, "log ~/... needs HOME", NULL);
+				return -1;
+			}
+			es_cat(s->log_path, sizeof(s->log_path), home);
+			lp++;
+		}
+		if (es_cat(s->log_path, sizeof(s->log_path), lp) != 0) {
+			brokenf(s, "log path too long", NULL);
+			return -1;
+		}
+		/* Created now so the sandbox can bind it writable later. */
+		fd = open(s->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+		    O_NOFOLLOW, 0600);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (s->log_path[0] == '\0')
+		return 0;
+	memcpy(line, "log ", 5);
+	if (es_cat(line, sizeof(line), s->log_path) != 0 ||
+	    es_cat(line, sizeof(line), "\n") != 0) {
+		brokenf(s, "log path too long", NULL);
+		return -1;
+	}
+	return add_layer(s, "launch log", line);
+}
+
+/*
  * The agent itself: read the layers from disk, take the snapshot and
  * record what children must inherit.  A bad policy leaves the agent
  * running and refuses every launch it makes.
  */
 static void
-init_root(struct es_shim *s)
+init_root(struct es_shim *s, char **argv)
 {
 	struct es_parse_err err;
-	char msg[ES_PATH_MAX + 256], cwd[ES_PATH_MAX], line[ES_PATH_MAX + 8];
+	char msg[ES_PATH_MAX + 256], cwd[ES_PATH_MAX];
 	const char *mode = getenv("ENVSHIM_MODE");
 	struct stat sb;
 	long len;
@@ -151,27 +197,28 @@ init_root(struct es_shim *s)
 		brokenf(s, "ENVSHIM_MODE must be audit or enforce", NULL);
 		return;
 	}
-	if (s->pol.log == ES_LOG_DEFAULT) {
-		default_log(s->log_path, sizeof(s->log_path));
-		memcpy(line, "log ", 5);
-		/* Children inherit the resolved file, not the rule to find it. */
-		if (s->log_path[0] != '\0' &&
-		    es_cat(line, sizeof(line), s->log_path) == 0 &&
-		    es_cat(line, sizeof(line), "\n") == 0 &&
-		    add_layer(s, "default log", line) != 0)
+	if (s->pol.log == ES_LOG_DEFAULT || s->pol.log == ES_LOG_PATH) {
+		if (settle_log(s) != 0)
 			return;
 	}
 	es_snapshot_take(&s->pol, environ, &s->snap);
 	if (stat("/proc/self/exe", &sb) == 0) {
-		char num[64], d[24];
+		char num[96], d[24];
 
+		char exe[ES_PATH_MAX];
+		ssize_t r = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		exe[r > 0 ? r : 0] = '\0';
 		s->have_agent = 1;
 		s->agent_dev = sb.st_dev;
 		s->agent_ino = sb.st_ino;
+		s->agent_script = es_agent_script(exe, argv);
 		num[0] = '\0';
 		es_cat(num, sizeof(num), ull(d, sb.st_dev));
 		es_cat(num, sizeof(num), ":");
 		es_cat(num, sizeof(num), ull(d, sb.st_ino));
+		es_cat(num, sizeof(num), ":");
+		es_cat(num, sizeof(num), ull(d, s->agent_script));
 		setvar(s->e_agent, sizeof(s->e_agent), "ENVSHIM_AGENT", num);
 	}
 	if (getcwd(cwd, sizeof(cwd)) != NULL)
@@ -209,7 +256,7 @@ init_child(struct es_shim *s)
 	char msg[ES_PATH_MAX + 256];
 	const char *cfg = getenv("ENVSHIM_CONFIG"), *ns = getenv("ENVSHIM_SANDBOX_NS");
 	const char *agent = getenv("ENVSHIM_AGENT");
-	unsigned long long d, i, u, m;
+	unsigned long long d, i, u, m, h = 0;
 	ino_t uino, mino;
 
 	keep_var(s, s->e_config, sizeof(s->e_config), "ENVSHIM_CONFIG");
@@ -225,10 +272,11 @@ init_child(struct es_shim *s)
 	}
 	if (es_snapshot_decode(getenv("ENVSHIM_LAUNCH"), &s->snap) != 0)
 		brokenf(s, "malformed ENVSHIM_LAUNCH", NULL);
-	if (agent != NULL && sscanf(agent, "%llu:%llu", &d, &i) == 2) {
+	if (agent != NULL && sscanf(agent, "%llu:%llu:%llu", &d, &i, &h) >= 2) {
 		s->have_agent = 1;
 		s->agent_dev = (dev_t)d;
 		s->agent_ino = (ino_t)i;
+		s->agent_script = h;
 	}
 	/* Inside only if the namespaces really are the helper's. */
 	if (ns != NULL && sscanf(ns, "%llu:%llu", &u, &m) == 2 &&
@@ -289,13 +337,13 @@ is_helper(const struct es_shim *s)
 }
 
 void
-es_shim_init(struct es_shim *s)
+es_shim_init(struct es_shim *s, char **argv)
 {
 	size_t k = 0;
 
 	find_self(s);
 	if (getenv("ENVSHIM_LAUNCH") == NULL)
-		init_root(s);
+		init_root(s, argv);
 	else
 		init_child(s);
 	if (!s->broken && s->pol.protect_self && !is_helper(s))

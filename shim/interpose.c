@@ -724,9 +724,12 @@ syscall(long nr, ...)
 
 /* ---- the constructor ---- */
 
+/* glibc hands ELF constructors argc, argv and envp. */
 __attribute__((constructor)) static void
-es_init(void)
+es_init(int argc, char **argv, char **envp)
 {
+	(void)argc;
+	(void)envp;
 	st.real_execve = (es_execve_fn)dlsym(RTLD_NEXT, "execve");
 	st.real_execveat = (es_execveat_fn)dlsym(RTLD_NEXT, "execveat");
 	st.real_fexecve = (es_fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
@@ -734,7 +737,7 @@ es_init(void)
 	st.real_pidfd_spawn = (es_pidfd_spawn_fn)dlsym(RTLD_NEXT, "pidfd_spawn");
 	st.real_pclose = (es_pclose_fn)dlsym(RTLD_NEXT, "pclose");
 	st.real_syscall = (es_syscall_fn)dlsym(RTLD_NEXT, "syscall");
-	es_shim_init(&st);
+	es_shim_init(&st, argv);
 	/* A hook that finds itself instead of libc would loop forever. */
 	if (st.real_execve == NULL || st.real_execveat == NULL ||
 	    st.real_fexecve == NULL || st.real_posix_spawn == NULL ||

@@ -118,6 +118,36 @@ audit_write(const struct es_shim *s, const char *line, size_t len)
 
 static const char *const action_names[] = { "run", "sandbox", "refused" };
 
+/*
+ * Interpreters whose agent is a script: node gemini.js re-launching
+ * itself must keep its key, node build.js must not.
+ */
+static const char *const interpreters[] = {
+	"node", "nodejs", "python", "perl", "ruby", "deno", "php",
+};
+
+/*
+ * es_hash of the first non-option argument when exe is an interpreter,
+ * else 0 (the executable alone identifies the agent).
+ */
+unsigned long long
+es_agent_script(const char *exe, char *const *argv)
+{
+	const char *b = strrchr(exe, '/');
+	size_t i, k;
+
+	b = b != NULL ? b + 1 : exe;
+	for (k = 0; k < sizeof(interpreters) / sizeof(interpreters[0]); k++)
+		if (strncmp(b, interpreters[k], strlen(interpreters[k])) == 0)
+			break;
+	if (k == sizeof(interpreters) / sizeof(interpreters[0]))
+		return 0;
+	for (i = 1; argv != NULL && argv[0] != NULL && argv[i] != NULL; i++)
+		if (argv[i][0] != '-')
+			return es_hash(argv[i], strlen(argv[i])) | 1;
+	return 1;	/* an interpreter with no script: a REPL */
+}
+
 /* "/proc/self/fd/N" into buf (at least 32 bytes). */
 char *
 es_fd_path(char *buf, int fd)
@@ -174,8 +204,13 @@ judge_fd(const struct es_shim *s, int fd, const char *path, char *const *argv, s
 	t->found = 1;
 	if (!S_ISREG(sb.st_mode))
 		return;		/* the kernel refuses it; nothing to judge */
+	r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
+	real[r > 0 ? r : 0] = '\0';
+	/* For interpreters the agent is the script: `node build.js` is a tool. */
 	if (top && s->have_agent && !s->inside &&
-	    sb.st_dev == s->agent_dev && sb.st_ino == s->agent_ino)
+	    sb.st_dev == s->agent_dev && sb.st_ino == s->agent_ino &&
+	    (s->agent_script == 0 ||
+	    es_agent_script(r > 0 ? real : path, argv) == s->agent_script))
 		t->agent = 1;
 	if (sb.st_mode & (S_ISUID | S_ISGID)) {
 		t->unfollow = 1;
@@ -186,8 +221,6 @@ judge_fd(const struct es_shim *s, int fd, const char *path, char *const *argv, s
 	}
 	n = pread(fd, head, sizeof(head), 0);
 	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
-	r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
-	real[r > 0 ? r : 0] = '\0';
 	if (top && (es_is_shell(&s->pol, path) ||
 	    (r > 0 && (es_is_shell(&s->pol, real) || busybox_shell(real, argv)))))
 		t->shell = 1;
@@ -443,6 +476,7 @@ es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, long pp
 	a.n = pl->n;
 	a.v = pl->v;
 	a.p = &s->pol;
+	a.quiet = s->forced;
 	len = es_audit_format(&a, pl->logbuf, ES_LOG_LINE);
 	if (len > 0)
 		audit_write(s, pl->logbuf, (size_t)len);

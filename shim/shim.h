@@ -38,6 +38,7 @@ struct es_shim {
 	int			 have_agent;
 	dev_t			 agent_dev;
 	ino_t			 agent_ino;
+	unsigned long long	 agent_script;	/* es_agent_script of the root */
 	es_execve_fn		 real_execve;
 	es_execveat_fn		 real_execveat;
 	es_fexecve_fn		 real_fexecve;
@@ -97,11 +98,12 @@ struct es_plan {
 /* ---- ctor.c: runs once, before any hook; may allocate and read files ---- */
 
 /* Fills everything but the real_* pointers; never fails (s->broken says). */
-void	es_shim_init(struct es_shim *);
+void	es_shim_init(struct es_shim *, char **argv);
 
 /* ---- launch.c: all async-signal-safe ---- */
 
 int	 es_cat(char *dst, size_t cap, const char *s);
+unsigned long long es_agent_script(const char *exe, char *const *argv);
 char	*es_fd_path(char *buf, int fd);
 void	 es_say_refused(const char *path, const char *why);
 const char *es_caller_path(void);

@@ -326,3 +326,35 @@ subprocess.run(["python3", "-c", "import os\ntry:\n open(\"/proc/%d/environ\" % 
 	run sh -c "nm -D --defined-only '$SHIM' | awk '{print \$3}' | sort | tr '\n' ' '"
 	[ "$output" = "execl execle execlp execv execve execveat execvp execvpe fexecve pclose pidfd_spawn pidfd_spawnp popen posix_spawn posix_spawnp syscall system " ]
 }
+
+@test "a Node agent re-launching its own script keeps its key; node running another script does not" {
+	cat >"$BATS_TEST_TMPDIR/agent.js" <<'JS'
+const cp = require("child_process");
+if (process.argv[2] === "again") {
+	console.log("relaunch-sees-token=" + (process.env.GITHUB_TOKEN ? "yes" : "no"));
+} else {
+	cp.spawnSync(process.execPath, [__filename, "again"], { stdio: "inherit" });
+	cp.spawnSync(process.execPath, ["-e", 'console.log("tool-sees-token=" + (process.env.GITHUB_TOKEN ? "yes" : "no"))'], { stdio: "inherit" });
+	cp.spawnSync(process.execPath, [__filename + ".other.js"], { stdio: "inherit" });
+}
+JS
+	printf 'console.log("other-script-sees-token=" + (process.env.GITHUB_TOKEN ? "yes" : "no"))\n' \
+		>"$BATS_TEST_TMPDIR/agent.js.other.js"
+	run agent NODE_OPTIONS= -- node "$BATS_TEST_TMPDIR/agent.js"
+	[ "$status" -eq 0 ]
+	grep -qx 'relaunch-sees-token=yes' <<<"$output"
+	grep -qx 'tool-sees-token=no' <<<"$output"
+	grep -qx 'other-script-sees-token=no' <<<"$output"
+}
+
+@test "a policy log file (~/ expanded) receives every record, also from children" {
+	printf 'log ~/audit/here.jsonl\n' >"$BATS_TEST_TMPDIR/p"
+	chmod 644 "$BATS_TEST_TMPDIR/p"
+	mkdir -p "$HOME/audit"
+	run agent "ENVSHIM_POLICY=$BATS_TEST_TMPDIR/p" -- "$SPAWN" execve /usr/bin/env /usr/bin/true
+	[ "$status" -eq 0 ]
+	run cat "$HOME/audit/here.jsonl"
+	grep -q '"path":"/usr/bin/env"' <<<"$output"
+	grep -q '"path":"/usr/bin/true"' <<<"$output"
+	[ ! -e "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl" ] || ! grep -q true "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl"
+}

@@ -53,6 +53,27 @@ exact_record(void **state)
 }
 
 static void
+inherited_shim_entries_are_quiet(void **state)
+{
+	char *env[] = { "LD_PRELOAD=/lib/envshim/libenvshim.so", "LD_PRELOAD=/tmp/evil.so",
+	    "ENVSHIM_POLICY=/dev/null", NULL };
+	const char *forced[] = { "LD_PRELOAD=/lib/envshim/libenvshim.so", NULL };
+	struct es_verdict v[] = { { ES_DROP, ES_R_LOCKED }, { ES_DROP, ES_R_LOCKED },
+	    { ES_DROP, ES_R_LOCKED } };
+	struct es_audit a = { .hook = "execve", .path = "/bin/true", .action = "run",
+	    .envp = env, .n = 3, .v = v, .p = &pol, .quiet = forced };
+	char buf[1024];
+	long n;
+
+	(void)state;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	buf[n] = '\0';
+	/* The agent's own attempts stay visible; the shim's own copy does not. */
+	assert_non_null(strstr(buf, "\"dropped\":[{\"name\":\"LD_PRELOAD\",\"reason\":\"locked\"},"
+	    "{\"name\":\"ENVSHIM_POLICY\",\"reason\":\"locked\"}]"));
+}
+
+static void
 secret_arguments_are_masked(void **state)
 {
 	char *argv[] = { "curl", "-H", "Authorization: token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
@@ -186,6 +207,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(exact_record, setup),
+		cmocka_unit_test_setup(inherited_shim_entries_are_quiet, setup),
 		cmocka_unit_test_setup(secret_arguments_are_masked, setup),
 		cmocka_unit_test_setup(audit_mode_says_what_enforce_would_do, setup),
 		cmocka_unit_test_setup(cut_records_stay_valid, setup),
