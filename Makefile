@@ -119,6 +119,39 @@ check: deps
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory unit-asan
 	$(MAKE) --no-print-directory bats
+	$(MAKE) --no-print-directory fuzz-short
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c) over the pure core.  `make fuzz`
+# runs each FUZZ_SECONDS; `fuzz-short` is the bounded pass in check.  Seeds
+# in tests/fuzz/corpus/T; what a run finds goes to $(B)/fuzz/T.corpus, a
+# crash to $(B)/fuzz/crash-T-*, and the run's stats to $(B)/fuzz/T.log.
+FUZZ_CC		?= clang
+FUZZ_SECONDS	?= 300
+FUZZ_SHORT	?= 15
+FUZZ_TARGETS	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_BINS	:= $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
+FUZZ_SRCS	:= $(addprefix shim/,$(addsuffix .c,$(CORE)))
+
+$(B)/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_SRCS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(filter-out -MMD -MP,$(ES_CFLAGS)) -O1 -g $(ASAN_FLAGS) \
+	    -fsanitize=fuzzer -Wno-missing-prototypes -o $@ $< $(FUZZ_SRCS)
+
+fuzz-bins: $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	    mkdir -p $(B)/fuzz/$$t.corpus tests/fuzz/corpus/$$t; \
+	    echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
+	    $(B)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	        -artifact_prefix=$(B)/fuzz/crash-$$t- -timeout=10 -rss_limit_mb=2048 \
+	        $(B)/fuzz/$$t.corpus tests/fuzz/corpus/$$t >$(B)/fuzz/$$t.log 2>&1 || \
+	        { tail -40 $(B)/fuzz/$$t.log; exit 1; }; \
+	    grep -E '^(Done|stat::number_of_executed_units)' $(B)/fuzz/$$t.log; \
+	done
+
+fuzz-short:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SHORT)
 
 # Benchmarks against the floor and peers (tests/bench/run.py); not in check.
 # Builds what it can: a missing product is reported by the run, not hidden.
@@ -158,6 +191,6 @@ clean:
 	rm -rf $(B)
 
 .PHONY: all deps unit unit-asan clang-build bats check bench clean install \
-	uninstall FORCE
+	uninstall FORCE fuzz fuzz-bins fuzz-short
 
 -include $(wildcard $(B)/obj/*.d $(B)/pic/*.d)

@@ -171,17 +171,32 @@ is_quiet(const struct es_audit *a, const char *e)
 	return 0;
 }
 
-/* The names (never values) of entries whose verdict is action. */
+/*
+ * ,"k":[ whole or not at all: a key left without its value, or half a
+ * key, would not parse.  Returns 0 when the array is open.
+ */
+static int
+open_array(struct w *w, const char *k)
+{
+	size_t mark = w->len;
+
+	key(w, k);
+	put(w, "[", 1);
+	if (w->cut) {
+		w->len = mark;
+		return -1;
+	}
+	w->in_array = 1;
+	return 0;
+}
+
+/* The names (never values) of entries whose verdict is action; "[" is out. */
 static void
 names(struct w *w, const struct es_audit *a, unsigned action)
 {
 	size_t i;
 	int first = 1;
 
-	put(w, "[", 1);
-	if (w->cut)
-		return;
-	w->in_array = 1;
 	for (i = 0; a->v != NULL && i < a->n; i++) {
 		const char *e = a->envp[i];
 		size_t mark = w->len;
@@ -236,20 +251,13 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 	member(&w, "agent", a->agent ? "true" : "false", 0);
 	member(&w, "mode", a->audit_mode ? "audit" : "enforce", 1);
 	member(&w, "path", a->path, 1);
-	if (!w.cut) {
-		key(&w, "dropped");
+	if (!w.cut && open_array(&w, "dropped") == 0)
 		names(&w, a, ES_DROP);
-	}
-	if (!w.cut) {
-		key(&w, "rewritten");
+	if (!w.cut && open_array(&w, "rewritten") == 0)
 		names(&w, a, ES_REWRITE);
-	}
 	/* argv last: it is the part most likely not to fit. */
-	if (!w.cut) {
-		key(&w, "argv");
-		put(&w, "[", 1);
-		w.in_array = !w.cut;
-	}
+	if (!w.cut)
+		open_array(&w, "argv");
 	for (i = 0; a->argv != NULL && a->argv[i] != NULL && !w.cut; i++) {
 		const char *s = a->argv[i];
 		size_t mark = w.len;

@@ -9,6 +9,9 @@ have_cmocka() {
 have_cmocka || pkgs="$pkgs libcmocka-dev"
 command -v bats >/dev/null 2>&1 || pkgs="$pkgs bats"
 command -v clang >/dev/null 2>&1 || pkgs="$pkgs clang"
+# libFuzzer (make fuzz, fuzz-short) comes with clang's runtime libraries.
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 ||
+	pkgs="$pkgs libclang-rt-14-dev"
 command -v setpriv >/dev/null 2>&1 || pkgs="$pkgs util-linux"
 command -v script >/dev/null 2>&1 || pkgs="$pkgs bsdutils"
 command -v python3 >/dev/null 2>&1 || pkgs="$pkgs python3"

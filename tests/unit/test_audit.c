@@ -184,6 +184,42 @@ cut_records_stay_valid(void **state)
 	assert_int_equal(es_audit_format(&a, buf, 100), -1);
 }
 
+/*
+ * Found by fuzz_audit: when not even the first name of "dropped" fits,
+ * the record came out as "dropped":[,"truncated":true} (no closing ']'),
+ * and a cut inside a key left "rewritten":,"truncated" behind.
+ */
+static void
+cut_before_the_first_name(void **state)
+{
+	char path[200], *env[] = { "A_RATHER_LONG_SECRET_NAME_FOR_THIS=x", NULL };
+	struct es_verdict v[] = { { ES_DROP, ES_R_SECRET_NAME } };
+	char *argv[] = { "sh", NULL };
+	struct es_audit a = { .hook = "posix_spawn", .path = path, .action = "run",
+	    .envp = env, .n = 1, .v = v, .argv = argv, .p = &pol };
+	char buf[512];
+	size_t len;
+	long n;
+	int empty = 0;
+
+	(void)state;
+	memset(path, 'p', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	/* Every size, so each member and each key is the one cut somewhere. */
+	for (len = 256; len <= sizeof(buf); len++) {
+		n = es_audit_format(&a, buf, len);
+		assert_true(n > 0 && (size_t)n < len);
+		assert_balanced(buf, (size_t)n);
+		buf[n] = '\0';
+		assert_null(strstr(buf, ",,"));
+		assert_null(strstr(buf, ":,"));
+		assert_null(strstr(buf, "[,"));
+		if (strstr(buf, "\"dropped\":[],\"truncated\":true}") != NULL)
+			empty = 1;
+	}
+	assert_true(empty);
+}
+
 static void
 dates_across_eras(void **state)
 {
@@ -211,6 +247,7 @@ main(void)
 		cmocka_unit_test_setup(secret_arguments_are_masked, setup),
 		cmocka_unit_test_setup(audit_mode_says_what_enforce_would_do, setup),
 		cmocka_unit_test_setup(cut_records_stay_valid, setup),
+		cmocka_unit_test_setup(cut_before_the_first_name, setup),
 		cmocka_unit_test_setup(dates_across_eras, setup),
 	};
 

@@ -1,0 +1,63 @@
+/*
+ * fuzz_sniff - ELF and "#!" sniffing over arbitrary file heads.
+ *
+ * The head is handed over in a buffer of exactly its length.  What comes
+ * out must be one of the kinds, every string NUL-terminated within its
+ * field, and consistent with the bytes: only an ELF magic gives an ELF
+ * kind, only "#!" gives a script, and a script's interpreter is a word of
+ * its first line.
+ */
+#include <string.h>
+
+#include "es_exec.h"
+#include "fuzz.h"
+
+static void
+terminated(const char *s, size_t cap)
+{
+	FZ_ASSERT(memchr(s, '\0', cap) != NULL);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct es_sniff sn;
+	unsigned char *head = malloc(size > 0 ? size : 1);
+	const char *judge;
+	size_t line;
+
+	memcpy(head, data, size);
+	memset(&sn, 0x5a, sizeof(sn));
+	es_sniff(head, size, &sn);
+	FZ_ASSERT(sn.kind >= ES_K_OTHER && sn.kind <= ES_K_ELF_FOREIGN);
+	if (sn.kind == ES_K_ELF_DYNAMIC || sn.kind == ES_K_ELF_STATIC ||
+	    sn.kind == ES_K_ELF_UNKNOWN || sn.kind == ES_K_ELF_FOREIGN)
+		FZ_ASSERT(size >= 4 && memcmp(head, "\177ELF", 4) == 0);
+	if (size >= 4 && memcmp(head, "\177ELF", 4) == 0)
+		FZ_ASSERT(sn.kind != ES_K_SCRIPT);
+	/* An ELF that will run (our class, has headers) is never "other". */
+	if (sn.kind == ES_K_OTHER && size >= 64 && memcmp(head, "\177ELF", 4) == 0)
+		FZ_ASSERT((head[16] | head[17] << 8) != 2 &&
+		    (head[16] | head[17] << 8) != 3);	/* ET_EXEC, ET_DYN */
+	if (sn.kind == ES_K_SCRIPT) {
+		FZ_ASSERT(size >= 2 && head[0] == '#' && head[1] == '!');
+		terminated(sn.interp, sizeof(sn.interp));
+		terminated(sn.arg, sizeof(sn.arg));
+		terminated(sn.judge, sizeof(sn.judge));
+		/* The interpreter is on the first line, as the kernel reads it. */
+		for (line = 2; line < size && head[line] != '\n'; line++)
+			;
+		if (sn.interp[0] != '\0')
+			FZ_ASSERT(memmem(head, line, sn.interp,
+			    strlen(sn.interp)) != NULL);
+		FZ_ASSERT(strchr(sn.interp, '\n') == NULL);
+		FZ_ASSERT(strchr(sn.arg, '\n') == NULL);
+		judge = es_script_judge(&sn);
+		FZ_ASSERT(judge != NULL);
+		terminated(judge, ES_SHEBANG_MAX);
+		(void)es_is_shell(NULL, judge);
+		(void)es_is_shell(NULL, sn.interp);
+	}
+	free(head);
+	return 0;
+}
