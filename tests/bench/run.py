@@ -344,12 +344,18 @@ def helper_status(ws, env):
 
 # ---- 1. process start ------------------------------------------------------
 
-def bench_spawn(home, shim_err, snoopy):
+def bench_spawn(home, shim_err, child_env, snoopy):
+    """The envshim rows come twice: whole (driver and children preloaded),
+    and children only (the driver starts each child with the environment a
+    shim child receives, but has no shim itself), which splits the cost
+    into its parent side and its child side."""
     log("== process start: /bin/true x%d, %d rounds" % (SPAWN_N, SPAWN_ROUNDS))
     env = clean_env(home)
     libs = [("none", None), ("empty preload", os.path.join(BB, "empty_preload.so"))]
     if shim_err is None:
         libs.append(("envshim", SHIM))
+        libs.append(("envshim, children only", SHIM))
+        kid = {k: v for k, v in child_env.items() if k != "LD_PRELOAD"}
     libs.append(("snoopy", snoopy))
     for mode in ("posix_spawn", "fork", "vfork"):
         bench = "start /bin/true (%s+exec)" % mode if mode != "posix_spawn" \
@@ -358,6 +364,12 @@ def bench_spawn(home, shim_err, snoopy):
         for name, lib in libs:
             cmd = [os.path.join(BB, "spawn")] + CPU + [mode, str(SPAWN_N),
                                                       "/bin/true"]
+            if name.endswith("children only"):
+                cmd[1 + len(CPU):1 + len(CPU)] = ["-l", lib]
+                cfgs.append((name, cmd, kid, None))
+                commands.append((bench + ", " + name, "ENVSHIM_*=(what a "
+                                 "shim child receives) " + show_cmd({}, cmd)))
+                continue
             cfgs.append((name, cmd, with_preload(env, lib), None))
             commands.append((bench + ", " + name,
                              show_cmd({"LD_PRELOAD": lib} if lib else {}, cmd)))
@@ -437,7 +449,7 @@ def callgrind(cmd, env, toggle=None, cwd=None):
     os.close(fd)
     e = dict(env, VALGRIND_LIB="/usr/libexec/valgrind",
              VALGRIND_LAUNCHER="/usr/bin/valgrind.bin")
-    vg = [VG_TOOL, "-q", "--callgrind-out-file=" + out]
+    vg = [VG_TOOL, "--tool=callgrind", "-q", "--callgrind-out-file=" + out]
     if toggle:
         vg.append("--toggle-collect=" + toggle)
     try:
@@ -453,15 +465,15 @@ def callgrind(cmd, env, toggle=None, cwd=None):
 
 
 def ctor_name():
-    """The shim's constructor, read from interpose.c (style(9): the name
+    """The shim's constructor, read from its sources (style(9): the name
     starts the line after the return type)."""
-    try:
-        src = open("shim/interpose.c").read()
-    except OSError:
-        return None
-    m = re.search(r"constructor\)\)[^\n]*\n\s*(\w+)\s*\(", src) or \
-        re.search(r"constructor\)\)[^(\n]*?(\w+)\s*\(", src)
-    return m.group(1) if m else None
+    for path in sorted(glob.glob("shim/*.c")):
+        src = open(path).read()
+        m = re.search(r"constructor\)\)[^\n]*\n\s*(\w+)\s*\(", src) or \
+            re.search(r"constructor\)\)[^(\n]*?(\w+)\s*\(", src)
+        if m:
+            return m.group(1)
+    return None
 
 
 def bench_engine(home, engine_err):
@@ -792,7 +804,7 @@ def main():
         if shim_err:
             log("bench: envshim rows will be MISSING: " + shim_err)
         snoopy_notes(snoopy)
-        bench_spawn(home, shim_err, snoopy)
+        bench_spawn(home, shim_err, child_env, snoopy)
         bench_agents(home, shim_err)
         bench_engine(home, engine_err)
         bench_ctor(home, shim_err, child_env, snoopy)

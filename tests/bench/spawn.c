@@ -4,12 +4,13 @@
  * and without a preload library; the driver itself is the "agent", so a
  * shim's hooks in the parent and its constructor in every child both count.
  *
- *	spawn [-c CPU] posix_spawn|fork|vfork N PROG [ARG ...]
+ *	spawn [-c CPU] [-l LIB] posix_spawn|fork|vfork N PROG [ARG ...]
  *
  * Exits 1 (with a message) if any start fails or any child exits non-zero:
  * a shim that refuses a launch must never look fast.  -c pins the driver
  * (and so its children) to one CPU, which makes rounds less noisy on a
- * small machine.
+ * small machine.  -l LIB preloads LIB in the children only, so a
+ * shim's cost can be split into its parent side and its child side.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -25,7 +26,28 @@
 
 extern char **environ;
 
+static char **child_env;
+
 enum mode { M_SPAWN, M_FORK, M_VFORK };
+
+/* environ plus "LD_PRELOAD=lib" in front, built once before timing. */
+static char **
+with_preload(const char *lib)
+{
+	static char	 entry[4096];
+	char		**e;
+	size_t		 n = 0;
+
+	while (environ[n] != NULL)
+		n++;
+	if ((e = calloc(n + 2, sizeof(*e))) == NULL ||
+	    (size_t)snprintf(entry, sizeof(entry), "LD_PRELOAD=%s", lib) >=
+	    sizeof(entry))
+		return NULL;
+	e[0] = entry;
+	memcpy(e + 1, environ, n * sizeof(*e));
+	return e;
+}
 
 /* One start by the chosen primitive; returns the child's pid or -1. */
 static pid_t
@@ -36,7 +58,7 @@ start(enum mode m, char *const argv[])
 
 	switch (m) {
 	case M_SPAWN:
-		e = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
+		e = posix_spawn(&pid, argv[0], NULL, NULL, argv, child_env);
 		if (e != 0) {
 			errno = e;
 			return -1;
@@ -45,14 +67,14 @@ start(enum mode m, char *const argv[])
 	case M_FORK:
 		pid = fork();
 		if (pid == 0) {
-			execve(argv[0], argv, environ);
+			execve(argv[0], argv, child_env);
 			_exit(127);
 		}
 		return pid;
 	case M_VFORK:
 		pid = vfork();
 		if (pid == 0) {
-			execve(argv[0], argv, environ);
+			execve(argv[0], argv, child_env);
 			_exit(127);
 		}
 		return pid;
@@ -90,8 +112,17 @@ main(int argc, char *argv[])
 		argc -= 2;
 		argv += 2;
 	}
+	child_env = environ;
+	if (argc > 2 && strcmp(argv[1], "-l") == 0) {
+		if ((child_env = with_preload(argv[2])) == NULL) {
+			fprintf(stderr, "spawn: -l %s: too long\n", argv[2]);
+			return 1;
+		}
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: spawn [-c CPU] posix_spawn|fork|vfork "
+		fprintf(stderr, "usage: spawn [-c CPU] [-l LIB] posix_spawn|fork|vfork "
 		    "N PROG [ARG ...]\n");
 		return 2;
 	}
