@@ -27,7 +27,7 @@ ES_LDFLAGS	:= -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack
 CORE		:= policy parse names shapes sniff audit
 # Reading policy files from disk (constructor, command, helper).
 LOAD		:= load
-LIB_OBJS	:= $(addprefix $(B)/pic/,$(addsuffix .o,interpose launch ctor $(LOAD) $(CORE)))
+LIB_OBJS	:= $(addprefix $(B)/pic/,$(addsuffix .o,interpose launch ctor root $(LOAD) $(CORE)))
 CMD_SRCS	:= shim/envshim.c $(sort $(wildcard shim/cmd_*.c))
 CMD_OBJS	:= $(patsubst shim/%.c,$(B)/obj/%.o,$(CMD_SRCS)) \
 		   $(addprefix $(B)/obj/,$(addsuffix .o,$(LOAD) $(CORE)))

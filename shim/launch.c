@@ -22,18 +22,6 @@
 
 extern char **environ;
 
-/* Appends s to dst (cap bytes); returns 0, or -1 when it would not fit. */
-int
-es_cat(char *dst, size_t cap, const char *s)
-{
-	size_t a = strlen(dst), b = strlen(s);
-
-	if (a + b + 1 > cap)
-		return -1;
-	memcpy(dst + a, s, b + 1);
-	return 0;
-}
-
 /* One line, one write: "envshim: refused PATH: WHY". */
 void
 es_say_refused(const char *path, const char *why)

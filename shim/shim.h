@@ -100,9 +100,26 @@ struct es_plan {
 /* Fills everything but the real_* pointers; never fails (s->broken says). */
 void	es_shim_init(struct es_shim *, char **argv);
 
+/* ---- root.c: the launch root's state; also used by `envshim --contain` ---- */
+
+/* Appends s to dst (cap bytes); returns 0, or -1 when it would not fit.  AS-safe. */
+int	 es_cat(char *dst, size_t cap, const char *s);
+/* Sets s->broken with the reason a then b (b may be NULL). */
+void	 es_broken(struct es_shim *, const char *a, const char *b);
+/* "NAME=VALUE" into dst; -1 when it does not fit. */
+int	 es_setvar(char *dst, size_t cap, const char *name, const char *value);
+/*
+ * The launch root's work: policy layers (policyfile may be NULL), mode
+ * ("audit", "enforce" or NULL), the snapshot of envp, the agent (dev:ino
+ * of exe, and its script when exe is an interpreter: argv), the
+ * workspace (the working directory).  Fills pol, snap, log_path and the
+ * e_config, e_launch, e_agent and e_ws entries.  Never fails: s->broken says.
+ */
+void	 es_root_init(struct es_shim *, const char *policyfile, const char *mode,
+	    char *const *envp, const char *exe, char *const *argv);
+
 /* ---- launch.c: all async-signal-safe ---- */
 
-int	 es_cat(char *dst, size_t cap, const char *s);
 unsigned long long es_agent_script(const char *exe, char *const *argv);
 char	*es_fd_path(char *buf, int fd);
 void	 es_say_refused(const char *path, const char *why);
