@@ -93,6 +93,16 @@ long		es_names_format(char *buf, size_t len);
  */
 size_t		es_url_strip(const char *v, size_t len, char *out);
 
+/*
+ * shapes.c: the builtin shapes alone (no prefilter, no policy literals),
+ * and the prefilter: 0 means no builtin shape can match anywhere in the
+ * len bytes at v.  The _scalar variant is the reference the SIMD one must
+ * equal.  All AS-safe.
+ */
+int		es_shapes_exact(const char *v, size_t len, const char **what);
+int		es_shapes_maybe(const char *v, size_t len);
+int		es_shapes_maybe_scalar(const char *v, size_t len);
+
 /* shapes.c, for the tests: the number of shapes, or -1 if a prefilter
  * table misses one of them. */
 int		es_shapes_selfcheck(void);

@@ -311,6 +311,109 @@ test_url_strip(void **state)
 	}
 }
 
+/* A fixed xorshift, so a failure is reproducible. */
+static uint32_t
+rnd(uint32_t *st)
+{
+	uint32_t x = *st;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *st = x;
+}
+
+/*
+ * The prefilter may send a value to the exact scan for nothing, but must
+ * never skip one the exact scan matches; its SIMD and scalar forms agree.
+ * Every positive row in contexts, then random mixes of row pieces and
+ * separator bytes at every length (the SIMD tail differs by length).
+ */
+static void
+test_prefilter(void **state)
+{
+	static const char *const ctx[] = {
+		"", "/", "x", "a-b", "ab;", "/home/u/", "\xc3\xa9", "t-",
+		"0123456789abcdef-", "k.", "s_", "=",
+	};
+	static const char alpha[] = "aZ09_-.:/;@~+= *xXsck2tQy\x80\n";
+	char buf[1024], val[2048];
+	size_t i, j, n, m;
+	uint32_t st = 2463534242u;
+	int bad = 0, pos = 0, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		n = build(&rows[i], buf, sizeof(buf));
+		for (j = 0; j < sizeof(ctx) / sizeof(ctx[0]); j++) {
+			m = (size_t)snprintf(val, sizeof(val), "%s%s%s",
+			    ctx[j], buf, ctx[(j + 3) % 12]);
+			if (es_shapes_exact(val, m, NULL) &&
+			    !es_shapes_maybe(val, m)) {
+				print_error("row \"%s\" ctx %zu: skipped\n",
+				    rows[i].name, j);
+				bad++;
+			}
+			if (es_shapes_maybe(val, m) !=
+			    es_shapes_maybe_scalar(val, m))
+				bad++;
+		}
+	}
+	for (k = 0; k < 60000; k++) {
+		size_t len = rnd(&st) % 400;
+
+		for (m = 0; m < len;) {
+			if (rnd(&st) % 4 == 0) {
+				const struct row *r =
+				    &rows[rnd(&st) % (sizeof(rows) / sizeof(rows[0]))];
+
+				n = build(r, buf, sizeof(buf));
+				n = rnd(&st) % 3 == 0 ? rnd(&st) % (n + 1) : n;
+				if (m + n > len)
+					n = len - m;
+				memcpy(val + m, buf, n);
+				m += n;
+			} else
+				val[m++] = alpha[rnd(&st) % (sizeof(alpha) - 1)];
+		}
+		if (es_shapes_exact(val, len, NULL)) {
+			pos++;
+			if (!es_shapes_maybe(val, len)) {
+				print_error("mix %d (len %zu): skipped\n", k, len);
+				bad++;
+			}
+		}
+		if (es_shapes_maybe(val, len) != es_shapes_maybe_scalar(val, len)) {
+			print_error("mix %d (len %zu): SIMD != scalar\n", k, len);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+	assert_true(pos > 10000);	/* the mixes do hold shapes */
+}
+
+/* What a developer's environment holds clears the prefilter. */
+static void
+test_prefilter_typical(void **state)
+{
+	static const char *const v[] = {
+		"*.tar=01;31:*.tgz=01;31:*.mjpeg=01;35:*.webm=01;35:rs=0:di=01;34",
+		"/usr/lib/jvm/java-17-openjdk-amd64", "xterm-256color",
+		"en_US.UTF-8", "/tmp/envshim-bench-home.abc12345/src/project",
+		"localhost,127.0.0.1,.internal", "unix:path=/run/user/1000/bus",
+		"192.0.2.10 51234 192.0.2.20 22", "-FRX", "eu-west-3",
+		"Europe/Paris", "/usr/local/share:/usr/share", "ignoreboth",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (es_shapes_maybe(v[i], strlen(v[i])))
+			print_error("\"%s\" needs the exact scan\n", v[i]);
+		assert_int_equal(es_shapes_maybe(v[i], strlen(v[i])), 0);
+	}
+}
+
 int
 main(void)
 {
@@ -319,6 +422,8 @@ main(void)
 		cmocka_unit_test(test_selfcheck),
 		cmocka_unit_test(test_policy_literal),
 		cmocka_unit_test(test_url_strip),
+		cmocka_unit_test(test_prefilter),
+		cmocka_unit_test(test_prefilter_typical),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
