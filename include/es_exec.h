@@ -18,7 +18,7 @@
 
 enum es_kind {
 	ES_K_OTHER = 0,		/* not ELF, no "#!": the kernel says ENOEXEC */
-	ES_K_ELF_DYNAMIC,	/* has PT_INTERP: the shim will load */
+	ES_K_ELF_DYNAMIC,	/* has PT_INTERP (in interp): the shim loads if it is ld.so */
 	ES_K_ELF_STATIC,	/* no PT_INTERP: the shim cannot follow */
 	ES_K_SCRIPT,		/* "#!": interp/arg filled in */
 	ES_K_ELF_UNKNOWN,	/* ELF whose headers lie beyond the head read */
@@ -30,7 +30,7 @@ enum es_kind {
 
 struct es_sniff {
 	int	 kind;				/* enum es_kind */
-	char	 interp[ES_SHEBANG_MAX];	/* "#!" interpreter path */
+	char	 interp[ES_SHEBANG_MAX];	/* "#!" interpreter, or ELF PT_INTERP */
 	char	 arg[ES_SHEBANG_MAX];		/* its optional argument */
 	char	 judge[ES_SHEBANG_MAX];		/* what decides: see es_script_judge */
 };

@@ -7,12 +7,14 @@
  * read files and use stdio-free libc freely.  It never fails: a problem
  * sets s->broken and every launch is then refused with s->why.
  */
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +122,36 @@ find_self(struct es_shim *s)
 	}
 }
 
+/* dl_iterate_phdr: the object loaded at AT_BASE is ld.so itself. */
+static int
+loader_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct es_shim *s = data;
+	struct stat sb;
+
+	(void)size;
+	if (info->dlpi_addr != (ElfW(Addr))getauxval(AT_BASE) ||
+	    info->dlpi_name == NULL || info->dlpi_name[0] != '/')
+		return 0;
+	if (stat(info->dlpi_name, &sb) == 0) {
+		s->have_ldso = 1;
+		s->ldso_dev = sb.st_dev;
+		s->ldso_ino = sb.st_ino;
+	}
+	return 1;
+}
+
+/*
+ * The loader this process came up with.  A program whose PT_INTERP names
+ * any other file is started by that file, which never reads LD_PRELOAD.
+ */
+static void
+find_loader(struct es_shim *s)
+{
+	if (getauxval(AT_BASE) != 0)
+		dl_iterate_phdr(loader_cb, s);
+}
+
 /*
  * The helper holds no secrets (its environment is already filtered) and
  * must write its own uid_map, which a non-dumpable process cannot.
@@ -140,6 +172,7 @@ es_shim_init(struct es_shim *s, char **argv)
 	size_t k = 0;
 
 	find_self(s);
+	find_loader(s);
 	if (getenv("ENVSHIM_LAUNCH") == NULL)
 		es_root_init(s, getenv("ENVSHIM_POLICY"), getenv("ENVSHIM_MODE"),
 		    environ, "/proc/self/exe", argv);

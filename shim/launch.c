@@ -172,6 +172,21 @@ busybox_shell(const char *resolved, char *const *argv)
 static void judge_interp(const struct es_shim *, const char *, struct es_target *);
 
 /*
+ * Any program can be named as an ELF's loader; the kernel then runs it
+ * and ld.so, with the shim, never does.  A loader that cannot be stat'ed
+ * makes the kernel fail the exec itself.
+ */
+static int
+foreign_loader(const struct es_shim *s, const char *interp)
+{
+	struct stat sb;
+
+	if (!s->have_ldso || stat(interp, &sb) != 0)
+		return 0;
+	return sb.st_dev != s->ldso_dev || sb.st_ino != s->ldso_ino;
+}
+
+/*
  * Reads the head of an open file and decides what the launch is: a shell
  * (by its name, the file a symlink leads to, or a "#!" judged by a shell),
  * and whether the shim can follow into it at all.
@@ -214,6 +229,10 @@ judge_fd(const struct es_shim *s, int fd, const char *path, char *const *argv, s
 		t->shell = 1;
 	switch (sn.kind) {
 	case ES_K_ELF_DYNAMIC:
+		if (foreign_loader(s, sn.interp)) {
+			t->unfollow = 1;
+			t->unfollow_why = "program whose loader (PT_INTERP) is not ld.so";
+		}
 		break;
 	case ES_K_ELF_STATIC:
 		t->unfollow = 1;

@@ -39,6 +39,9 @@ struct es_shim {
 	dev_t			 agent_dev;
 	ino_t			 agent_ino;
 	unsigned long long	 agent_script;	/* es_agent_script of the root */
+	int			 have_ldso;	/* the ld.so that loaded us: */
+	dev_t			 ldso_dev;	/* a target naming another */
+	ino_t			 ldso_ino;	/* loader is unfollowable */
 	es_execve_fn		 real_execve;
 	es_execveat_fn		 real_execveat;
 	es_fexecve_fn		 real_fexecve;

@@ -48,7 +48,7 @@ static const char *const shells[] = {
  * a dynamic loader (PT_INTERP); without one the preload never loads.
  */
 static int
-sniff_elf(const unsigned char *head, size_t n)
+sniff_elf(const unsigned char *head, size_t n, struct es_sniff *s)
 {
 	es_ehdr eh;
 	es_phdr ph;
@@ -72,8 +72,20 @@ sniff_elf(const unsigned char *head, size_t n)
 		if (eh.e_phoff > n || off > n || n - off < sizeof(ph))
 			return ES_K_ELF_UNKNOWN;
 		memcpy(&ph, head + off, sizeof(ph));
-		if (ph.p_type == PT_INTERP)
-			return ES_K_ELF_DYNAMIC;
+		if (ph.p_type != PT_INTERP)
+			continue;
+		/*
+		 * The loader's path, which the caller must check: a PT_INTERP
+		 * naming any program but ld.so runs that program instead, and
+		 * the preload never loads.  Out of reach: judged unknown.
+		 */
+		if (ph.p_offset > n || ph.p_filesz < 2 ||
+		    ph.p_filesz > n - ph.p_offset ||
+		    ph.p_filesz > sizeof(s->interp))
+			return ES_K_ELF_UNKNOWN;
+		memcpy(s->interp, head + ph.p_offset, ph.p_filesz);
+		s->interp[ph.p_filesz - 1] = '\0';
+		return s->interp[0] != '\0' ? ES_K_ELF_DYNAMIC : ES_K_ELF_UNKNOWN;
 	}
 	return ES_K_ELF_STATIC;
 }
@@ -176,7 +188,7 @@ es_sniff(const unsigned char *head, size_t n, struct es_sniff *s)
 {
 	s->interp[0] = s->arg[0] = s->judge[0] = '\0';
 	if (n >= 4 && memcmp(head, ELFMAG, SELFMAG) == 0)
-		s->kind = sniff_elf(head, n);
+		s->kind = sniff_elf(head, n, s);
 	else if (n >= 2 && head[0] == '#' && head[1] == '!') {
 		s->kind = ES_K_SCRIPT;
 		sniff_script(head, n, s);

@@ -327,6 +327,68 @@ ctypes.CDLL(None).system(b"/usr/bin/env")'
 	! grep -q '^NODE_OPTIONS=' <<<"$output"
 }
 
+# A program interpreter that is not ld.so: it runs argv[1] with raw
+# syscalls and drops every LD_* entry, as any static program could.
+fake_loader() {
+	cat >"$BATS_TEST_TMPDIR/myld.c" <<'EOF'
+#include <sys/syscall.h>
+static long
+sys3(long n, long a, long b, long c)
+{
+#if defined(__x86_64__)
+	long r;
+	__asm__ volatile ("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c)
+	    : "rcx", "r11", "memory");
+	return r;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = n, x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b, x2 __asm__("x2") = c;
+	__asm__ volatile ("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+	return x0;
+#endif
+}
+__attribute__((used)) void
+cmain(long *sp)
+{
+	char **argv = (char **)(sp + 1), **envp = argv + sp[0] + 1, *env[512];
+	int i, n = 0;
+
+	for (i = 0; envp[i] != 0 && n < 511; i++)
+		if (envp[i][0] != 'L' || envp[i][1] != 'D' || envp[i][2] != '_')
+			env[n++] = envp[i];
+	env[n] = 0;
+	if (sp[0] > 1)
+		sys3(SYS_execve, (long)argv[1], (long)(argv + 1), (long)env);
+	sys3(SYS_exit, 127, 0, 0);
+}
+#if defined(__x86_64__)
+__asm__(".globl _start\n_start:\n mov %rsp, %rdi\n and $-16, %rsp\n call cmain\n hlt\n");
+#elif defined(__aarch64__)
+__asm__(".globl _start\n_start:\n mov x0, sp\n bl cmain\n brk #0\n");
+#endif
+EOF
+	cc -O1 -nostdlib -static-pie -fPIE -fno-stack-protector \
+		-o "$BATS_TEST_TMPDIR/myld" "$BATS_TEST_TMPDIR/myld.c"
+	printf 'int main(void) { return 0; }\n' >"$BATS_TEST_TMPDIR/main.c"
+	cc -o "$BATS_TEST_TMPDIR/fakedyn" "$BATS_TEST_TMPDIR/main.c" \
+		-Wl,--dynamic-linker="$BATS_TEST_TMPDIR/myld"
+}
+
+@test "an ELF whose PT_INTERP is not ld.so is unfollowable (it bypassed the shim before)" {
+	fake_loader
+	# Control: the "loader" really runs the command, and no shim comes along.
+	run env LD_PRELOAD="$SHIM" "$BATS_TEST_TMPDIR/fakedyn" /bin/sh -c 'echo "ran preload=$LD_PRELOAD"'
+	[ "$output" = "ran preload=" ]
+	run hostile -- "$BATS_TEST_TMPDIR/fakedyn" /bin/sh -c 'echo ran'
+	[ "$status" -eq 122 ]
+	grep -q "refused $BATS_TEST_TMPDIR/fakedyn: program whose loader (PT_INTERP) is not ld.so" <<<"$output"
+	! grep -qx ran <<<"$output"
+	# Ordinary dynamic programs keep running under the same judgement.
+	run hostile -- /usr/bin/env
+	[ "$status" -eq 0 ]
+	assert_shim_no_secrets
+}
+
 @test "a #! script: the kernel starts its shell, whose children are filtered" {
 	printf '#!/bin/sh\nexport NODE_OPTIONS=--inspect GH_TOKEN=%s LD_PRELOAD=/tmp/evil.so\nexec /usr/bin/env\n' \
 		"$GH" >"$BATS_TEST_TMPDIR/s.sh"

@@ -39,6 +39,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sn.kind == ES_K_OTHER && size >= 64 && memcmp(head, "\177ELF", 4) == 0)
 		FZ_ASSERT((head[16] | head[17] << 8) != 2 &&
 		    (head[16] | head[17] << 8) != 3);	/* ET_EXEC, ET_DYN */
+	/* A dynamic ELF always says which loader: the shim must check it. */
+	if (sn.kind == ES_K_ELF_DYNAMIC) {
+		terminated(sn.interp, sizeof(sn.interp));
+		FZ_ASSERT(sn.interp[0] != '\0');
+	}
 	if (sn.kind == ES_K_SCRIPT) {
 		FZ_ASSERT(size >= 2 && head[0] == '#' && head[1] == '!');
 		terminated(sn.interp, sizeof(sn.interp));

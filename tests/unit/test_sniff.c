@@ -40,6 +40,9 @@ real_dynamic_binary(void **state)
 	assert_int_equal(s.kind, ES_K_ELF_DYNAMIC);
 	assert_int_equal(sniff_file("/usr/bin/env", &s), 0);
 	assert_int_equal(s.kind, ES_K_ELF_DYNAMIC);
+	/* The caller compares it with its own loader. */
+	assert_int_equal(s.interp[0], '/');
+	assert_non_null(strstr(s.interp, "ld-"));
 }
 
 static void
@@ -52,6 +55,8 @@ real_static_binary(void **state)
 	assert_int_equal(sniff_file("build/progs/static_hello", &s), 0);
 	assert_int_equal(s.kind, ES_K_ELF_STATIC);
 }
+
+#define LOADER	"/lib64/ld-linux-x86-64.so.2"
 
 /* A minimal 64-bit header with n program headers; interp marks one PT_INTERP. */
 static size_t
@@ -76,10 +81,17 @@ make_elf(unsigned char *buf, size_t cap, int nph, int interp, int class,
 	for (i = 0; i < nph; i++) {
 		memset(&ph, 0, sizeof(ph));
 		ph.p_type = (interp && i == nph - 1) ? PT_INTERP : PT_LOAD;
+		/* The loader's path right after the program headers. */
+		if (ph.p_type == PT_INTERP) {
+			ph.p_offset = sizeof(eh) + (size_t)nph * sizeof(ph);
+			ph.p_filesz = sizeof(LOADER);
+			if (ph.p_offset + sizeof(LOADER) <= cap)
+				memcpy(buf + ph.p_offset, LOADER, sizeof(LOADER));
+		}
 		if (sizeof(eh) + (size_t)(i + 1) * sizeof(ph) <= cap)
 			memcpy(buf + sizeof(eh) + (size_t)i * sizeof(ph), &ph, sizeof(ph));
 	}
-	return sizeof(eh) + (size_t)nph * sizeof(ph);
+	return sizeof(eh) + (size_t)nph * sizeof(ph) + (interp ? sizeof(LOADER) : 0);
 }
 
 static void
@@ -93,6 +105,10 @@ crafted_elf(void **state)
 	n = make_elf(buf, sizeof(buf), 4, 1, ELFCLASS64, EM_X86_64);
 	es_sniff(buf, n, &s);
 	assert_int_equal(s.kind, ES_K_ELF_DYNAMIC);
+	assert_string_equal(s.interp, LOADER);
+	/* The loader's path cut off by the end of the head: unknown. */
+	es_sniff(buf, n - 4, &s);
+	assert_int_equal(s.kind, ES_K_ELF_UNKNOWN);
 	n = make_elf(buf, sizeof(buf), 4, 0, ELFCLASS64, EM_X86_64);
 	es_sniff(buf, n, &s);
 	assert_int_equal(s.kind, ES_K_ELF_STATIC);
