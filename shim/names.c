@@ -267,6 +267,18 @@ es_names_index(unsigned short *ix)
 	return 0;
 }
 
+/* Does name equal the upper-case table entry u, ignoring case? */
+static int
+upper_eq(const char *u, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)u[i] != es_upper((unsigned char)name[i]))
+			return 0;
+	return 1;
+}
+
 unsigned
 es_names_lookup(const unsigned short *ix, const char *name, size_t len,
     uint32_t hash)
@@ -277,7 +289,7 @@ es_names_lookup(const unsigned short *ix, const char *name, size_t len,
 	while ((k = ix[slot]) != 0) {
 		const struct es_name *e = &es_names[k - 1];
 
-		if (e->len == len && es_ci_eq(e->name, name, len))
+		if (e->len == len && upper_eq(e->name, name, len))
 			return e->cls;
 		slot = (slot + 1) & (ES_NAMES_IX - 1);
 	}
@@ -308,45 +320,56 @@ cargo_target_tool(const char *name, size_t len)
 	return 1;
 }
 
-/* First bytes of the prefixes: most names need no prefix compare. */
-static const unsigned char pfx_first[256] = {
-	['L'] = 1, ['D'] = 1, ['B'] = 1, ['_'] = 1, ['G'] = 1, ['N'] = 1,
-	['E'] = 1, ['C'] = 1, ['R'] = 1, ['A'] = 1, ['T'] = 1, ['K'] = 1,
-	['X'] = 1,
+/*
+ * The prefixes (bits: their index in es_prefixes) that start with this
+ * byte, upper case: most names need no prefix compare.  A unit test checks
+ * it against es_prefixes (es_names_selfcheck).
+ */
+#define PB(i)	((uint32_t)1 << (i))
+static const uint32_t pfx_first[256] = {
+	['L'] = PB(0) | PB(5) | PB(7) | PB(14), ['D'] = PB(1), ['B'] = PB(2),
+	['_'] = PB(3) | PB(4), ['G'] = PB(6) | PB(17) | PB(18), ['N'] = PB(8),
+	['E'] = PB(9), ['C'] = PB(10), ['R'] = PB(11), ['A'] = PB(12),
+	['T'] = PB(13), ['K'] = PB(15), ['X'] = PB(16),
 };
+#undef PB
 
 unsigned
 es_names_class(const unsigned short *ix, const char *name, size_t len)
 {
-	return es_names_class_h(ix, name, len, es_names_hash(name, len));
+	struct es_nscan ns;
+
+	es_names_scan(ix, name, len, 0, &ns);
+	return es_names_class_s(ix, name, len, &ns);
 }
 
 unsigned
-es_names_class_h(const unsigned short *ix, const char *name, size_t len,
-    uint32_t hash)
+es_names_class_s(const unsigned short *ix, const char *name, size_t len,
+    const struct es_nscan *ns)
 {
 	unsigned cls;
 	size_t i;
-	unsigned char c0;
+	uint32_t m;
 
-	cls = es_names_lookup(ix, name, len, hash);
+	cls = es_names_lookup(ix, name, len, ns->hash);
 	cls &= ~(unsigned)(ES_NC_COMP | ES_NC_COMP_NF | ES_NC_AUTH |
 	    ES_NC_HEADER);
 	if (len == 0)
 		return cls;
-	c0 = es_upper((unsigned char)name[0]);
-	for (i = 0; pfx_first[c0] && i < es_nprefixes; i++) {
-		const struct es_prefix *e = &es_prefixes[i];
+	for (m = pfx_first[es_upper((unsigned char)name[0])]; m != 0;
+	    m &= m - 1) {
+		const struct es_prefix *e = &es_prefixes[__builtin_ctz(m)];
 
-		if ((unsigned char)e->pfx[0] == c0 && len >= e->len &&
-		    es_ci_eq(name, e->pfx, e->len))
+		if (len >= e->len && upper_eq(e->pfx, name, e->len))
 			cls |= e->cls;
 	}
-	for (i = 0; i + 1 < len; i++)
-		if ((name[i] == '%' && name[i + 1] == '%') ||
-		    (name[i] == '(' && name[i + 1] == ')'))
-			return cls | ES_NC_INJECTION;
-	if (c0 == 'C' && cargo_target_tool(name, len))
+	if (ns->bytes & (NB_PCT | NB_PAREN))
+		for (i = 0; i + 1 < len; i++)
+			if ((name[i] == '%' && name[i + 1] == '%') ||
+			    (name[i] == '(' && name[i + 1] == ')'))
+				return cls | ES_NC_INJECTION;
+	if (es_upper((unsigned char)name[0]) == 'C' &&
+	    cargo_target_tool(name, len))
 		cls |= ES_NC_INJECTION;
 	return cls;
 }
@@ -430,9 +453,117 @@ secret_component(const unsigned short *ix, const char *name, size_t len)
 	    (ES_NC_AUTH | ES_NC_HEADER);
 }
 
+/*
+ * Byte classes of a name: NB_CUT splits components; the others only say
+ * that a slower check is needed.  Upper-case letters, digits and most
+ * punctuation are 0, so the common byte costs a load and a test.
+ */
+#define C_	NB_CUT
+#define S_	(NB_CUT | NB_STOP)
+#define L_	NB_LOW
+#define K_	NB_KW
+#define LK	(NB_LOW | NB_KW)
+static const unsigned char nbytes[256] = {
+	S_, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* ' ' to '/' */
+	0, 0, 0, 0, 0, NB_PCT, 0, 0, NB_PAREN, 0, 0, 0, 0, C_, C_, C_,
+	/* '0' to '?' */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, C_, 0, 0, NB_STOP, 0, 0,
+	/* '@' to 'O' */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, K_, 0, 0, 0, 0,
+	/* 'P' to '_' */
+	0, 0, 0, 0, 0, 0, 0, K_, 0, 0, 0, 0, 0, 0, 0, C_,
+	/* '`' to 'o' */
+	0, L_, L_, L_, L_, L_, L_, L_, L_, L_, L_, LK, L_, L_, L_, L_,
+	/* 'p' to 0x7f */
+	L_, L_, L_, L_, L_, L_, L_, LK, L_, L_, L_, 0, 0, 0, 0, 0,
+};
+#undef C_
+#undef S_
+#undef L_
+#undef K_
+#undef LK
+
+/*
+ * Component lengths (bits) that can be a secret component, by upper-case
+ * first byte.  es_names_selfcheck checks it against the ES_NC_COMP* and
+ * AUTH/HEADER entries of es_names.
+ */
+#define LB(n)	((uint16_t)1 << (n))
+static const uint16_t comp_len[256] = {
+	['K'] = LB(3), ['A'] = LB(4) | LB(6), ['T'] = LB(5),
+	['S'] = LB(6) | LB(7), ['P'] = LB(3) | LB(4) | LB(6) | LB(8) | LB(10),
+	['C'] = LB(5) | LB(6) | LB(10) | LB(11), ['B'] = LB(6),
+	['H'] = LB(6) | LB(7),
+};
+#undef LB
+
+/* The component name[a, b), the idx-th: note its secret classes in *ns. */
+static void
+scan_component(const unsigned short *ix, const char *name, size_t a,
+    size_t b, unsigned idx, struct es_nscan *ns)
+{
+	unsigned cls;
+
+	if (b - a > 15 ||
+	    !(comp_len[es_upper((unsigned char)name[a])] & (1u << (b - a))))
+		return;
+	cls = es_names_lookup(ix, name + a, b - a,
+	    es_names_hash(name + a, b - a));
+	if ((cls & ES_NC_COMP) || ((cls & ES_NC_COMP_NF) && idx > 0))
+		ns->comp |= ES_NC_COMP;
+	ns->comp |= cls & (ES_NC_AUTH | ES_NC_HEADER);
+}
+
+size_t
+es_names_scan(const unsigned short *ix, const char *name, size_t len,
+    int stop, struct es_nscan *ns)
+{
+	uint32_t h = 2166136261u;
+	unsigned acc = 0, idx = 0;
+	size_t i, start = 0;
+
+	ns->comp = 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+		unsigned t = nbytes[c];
+
+		if (t != 0) {
+			if ((t & NB_STOP) && stop)
+				break;
+			acc |= t;
+			if (t & NB_LOW)
+				c = (unsigned char)(c - 32);
+			if (t & NB_CUT) {
+				if (i > start)
+					scan_component(ix, name, start, i,
+					    idx++, ns);
+				start = i + 1;
+			}
+		}
+		h = (h ^ c) * 16777619u;
+	}
+	if (i > start)
+		scan_component(ix, name, start, i, idx, ns);
+	ns->hash = h;
+	ns->bytes = acc;
+	return i;
+}
+
 int
 es_names_secret(const unsigned short *ix, const char *name, size_t len,
     unsigned cls)
+{
+	struct es_nscan ns;
+
+	es_names_scan(ix, name, len, 0, &ns);
+	return es_names_secret_s(ix, name, len, cls, &ns);
+}
+
+int
+es_names_secret_s(const unsigned short *ix, const char *name, size_t len,
+    unsigned cls, const struct es_nscan *ns)
 {
 	if (cls & ES_NC_EXEMPT)
 		return 0;
@@ -442,7 +573,49 @@ es_names_secret(const unsigned short *ix, const char *name, size_t len,
 		return 1;
 	if (len > 4 && es_ci_eq(name + len - 4, "_DSN", 4))
 		return 1;
-	return has_substring(name, len) || secret_component(ix, name, len);
+	/* Lower case: camel-case components; redo it the long way. */
+	if (ns->bytes & NB_LOW)
+		return has_substring(name, len) ||
+		    secret_component(ix, name, len);
+	/* Every substring holds a K or a W. */
+	if ((ns->bytes & NB_KW) && has_substring(name, len))
+		return 1;
+	return (ns->comp & ES_NC_COMP) ||
+	    (ns->comp & (ES_NC_AUTH | ES_NC_HEADER)) ==
+	    (ES_NC_AUTH | ES_NC_HEADER);
+}
+
+int
+es_names_selfcheck(void)
+{
+	size_t i;
+	unsigned c;
+
+	for (i = 0; i < es_nprefixes; i++) {
+		c = (unsigned char)es_prefixes[i].pfx[0];
+		if (i >= 32 || !(pfx_first[c] & ((uint32_t)1 << i)))
+			return -1;
+	}
+	for (c = 0; c < 256; c++) {
+		uint32_t m;
+
+		for (m = pfx_first[c]; m != 0; m &= m - 1)
+			if ((size_t)__builtin_ctz(m) >= es_nprefixes ||
+			    (unsigned char)es_prefixes[__builtin_ctz(m)].pfx[0]
+			    != c)
+				return -1;
+	}
+	for (i = 0; i < es_nnames; i++) {
+		const struct es_name *e = &es_names[i];
+
+		if (!(e->cls & (ES_NC_COMP | ES_NC_COMP_NF | ES_NC_AUTH |
+		    ES_NC_HEADER)))
+			continue;
+		if (e->len > 15 ||
+		    !(comp_len[(unsigned char)e->name[0]] & (1u << e->len)))
+			return -1;
+	}
+	return 0;
 }
 
 /* Appends s to buf at *off; counts even past the end, to measure. */

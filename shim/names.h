@@ -59,6 +59,28 @@ uint32_t	es_names_hash(const char *s, size_t n);
 unsigned	es_names_lookup(const unsigned short *ix, const char *name,
 		    size_t len, uint32_t hash);
 
+/* What one pass over a name learns (es_names_scan). */
+struct es_nscan {
+	uint32_t	 hash;		/* es_names_hash of the name */
+	unsigned	 bytes;		/* NB_* of its bytes, or-ed */
+	unsigned	 comp;		/* ES_NC_COMP: a secret component;
+					   ES_NC_AUTH, ES_NC_HEADER: seen */
+};
+#define NB_CUT		0x01	/* _ - . : / and NUL split components */
+#define NB_STOP		0x02	/* '=' and NUL end an envp name */
+#define NB_LOW		0x04	/* a-z */
+#define NB_KW		0x08	/* K or W: every secret substring has one */
+#define NB_PCT		0x10	/* % */
+#define NB_PAREN	0x20	/* ( */
+
+/*
+ * One pass over a name: its hash, its byte classes and its components.
+ * Reads at most len bytes; with stop set, also stops at '=' or NUL (an
+ * envp entry).  Returns the length of the name.  AS-safe.
+ */
+size_t		es_names_scan(const unsigned short *ix, const char *name,
+		    size_t len, int stop, struct es_nscan *ns);
+
 /*
  * Builtin classes of a whole name: the exact entry, the prefixes, and the
  * shapes (names holding "%%" or "()", CARGO_TARGET_*_RUNNER/_LINKER), which
@@ -66,9 +88,9 @@ unsigned	es_names_lookup(const unsigned short *ix, const char *name,
  */
 unsigned	es_names_class(const unsigned short *ix, const char *name,
 		    size_t len);
-/* The same, with hash = es_names_hash(name, len) already at hand. */
-unsigned	es_names_class_h(const unsigned short *ix, const char *name,
-		    size_t len, uint32_t hash);
+/* The same, with the name's es_names_scan at hand. */
+unsigned	es_names_class_s(const unsigned short *ix, const char *name,
+		    size_t len, const struct es_nscan *ns);
 
 /*
  * Is name a secret by name: exact list, *_DSN, the high-precision
@@ -76,6 +98,11 @@ unsigned	es_names_class_h(const unsigned short *ix, const char *name,
  */
 int		es_names_secret(const unsigned short *ix, const char *name,
 		    size_t len, unsigned cls);
+int		es_names_secret_s(const unsigned short *ix, const char *name,
+		    size_t len, unsigned cls, const struct es_nscan *ns);
+
+/* For the tests: 0 when the first-byte tables agree with the lists. */
+int		es_names_selfcheck(void);
 
 /*
  * The builtin lists as policy text: one "KEYWORD NAME  # builtin" line per

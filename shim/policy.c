@@ -438,7 +438,8 @@ value_verdict(const struct ctx *c, unsigned cls, const char *val, size_t vlen,
 
 /* One entry's fate, on its own (copies are reconciled by the caller). */
 static unsigned
-decide(const struct ctx *c, const char *s, size_t nlen, uint32_t h)
+decide(const struct ctx *c, const char *s, size_t nlen,
+    const struct es_nscan *ns)
 {
 	const struct es_policy *p = c->p;
 	const char *val = s + nlen + 1;
@@ -452,7 +453,7 @@ decide(const struct ctx *c, const char *s, size_t nlen, uint32_t h)
 	for (k = 0; named && c->forced != NULL && c->forced[k] != NULL; k++)
 		if (same_name(c->forced[k], s, nlen))
 			return V(ES_DROP, ES_R_LOCKED);
-	cls = es_names_class_h(p->names_ix, s, nlen, h);
+	cls = es_names_class_s(p->names_ix, s, nlen, ns);
 	if (cls & ES_NC_LOCKED)
 		return V(ES_DROP, ES_R_LOCKED);
 	if (nlen >= 3 && es_ci_eq(s, "LD_", 3))
@@ -500,7 +501,7 @@ decide(const struct ctx *c, const char *s, size_t nlen, uint32_t h)
 	if (cls & ES_NC_CAPABILITY)
 		return agent ? V(ES_KEEP, ES_R_AGENT) :
 		    V(ES_DROP, ES_R_CAPABILITY);
-	if (es_names_secret(p->names_ix, s, nlen, cls))
+	if (es_names_secret_s(p->names_ix, s, nlen, cls, ns))
 		return agent ? V(ES_KEEP, ES_R_AGENT) :
 		    V(ES_DROP, ES_R_SECRET_NAME);
 	return value_verdict(c, cls, val, vlen, V(ES_KEEP, ES_R_DEFAULT));
@@ -616,21 +617,23 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 
 	/* Pass 1: each entry on its own; group copies of the exact name. */
 	for (i = 0; i < n; i++) {
-		const char *s = envp[i], *eq;
+		const char *s = envp[i];
+		struct es_nscan ns;
 		uint32_t h, j;
-		size_t slot, nlen;
+		size_t slot, nlen = 0;
 		unsigned d;
 
 		sc.first[i] = NONE;
 		sc.gdrop[i] = 0;
-		if (s == NULL || (eq = strchr(s, '=')) == NULL || eq == s) {
+		if (s != NULL)
+			nlen = es_names_scan(p->names_ix, s, SIZE_MAX, 1, &ns);
+		if (s == NULL || s[nlen] != '=' || nlen == 0) {
 			sc.act[i] = ES_DROP;
 			sc.why[i] = ES_R_MALFORMED;
 			continue;
 		}
-		nlen = (size_t)(eq - s);
 		sc.nlen[i] = (uint32_t)nlen;
-		h = es_names_hash(s, nlen);
+		h = ns.hash;
 		for (slot = h & (sc.nslot - 1); (j = sc.slot[slot]) != 0;
 		    slot = (slot + 1) & (sc.nslot - 1)) {
 			if (sc.nlen[j - 1] == nlen &&
@@ -642,7 +645,7 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 			sc.first[i] = (uint32_t)i;
 		} else
 			sc.first[i] = j - 1;
-		d = decide(&c, s, nlen, h);
+		d = decide(&c, s, nlen, &ns);
 		sc.act[i] = (unsigned char)(d & 0xff);
 		sc.why[i] = (unsigned char)(d >> 8);
 		if (sc.act[i] == ES_DROP && sc.gdrop[sc.first[i]] == 0)

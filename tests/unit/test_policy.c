@@ -827,6 +827,79 @@ test_format(void **state)
 	}
 }
 
+/* The first-byte tables of names.c agree with the lists. */
+static void
+test_names_selfcheck(void **state)
+{
+	(void)state;
+	assert_int_equal(es_names_selfcheck(), 0);
+}
+
+/*
+ * Upper-case names take the one-pass path of es_names_scan; the same
+ * names in lower case take the long way (camel-case aware).  Names
+ * compare case-insensitively, so both must give the same classes and the
+ * same secret-name verdict, for names built from the components, the
+ * substrings, the prefixes and filler words, split by every separator.
+ */
+static void
+test_names_fast_path(void **state)
+{
+	static const char *const parts[] = {
+		"KEY", "APIKEY", "TOKEN", "SECRET", "SECRETS", "PASSWORD",
+		"PASSWD", "PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "CREDS",
+		"COOKIE", "BEARER", "PASS", "AUTH", "HEADER", "HEADERS", "PWD",
+		"MY", "API", "ACCESS", "PRIVATE", "PUBLIC", "DSN", "HOME",
+		"TOKENIZERS", "KEYTIMEOUT", "GIT", "AUTHOR", "LD", "LC", "XKB",
+		"KEYBOARD", "B00001", "SSH", "X", "WORD", "CARGO", "TARGET",
+		"RUNNER", "%%", "()", "PATH", "AWS", "ID",
+	};
+	static const char seps[] = "_-.:/_";
+	static struct es_policy p;
+	char up[128], low[128];
+	uint32_t st = 88172645u;
+	int k, n, bad = 0, secrets = 0;
+
+	(void)state;
+	es_policy_init(&p);
+	for (k = 0; k < 50000; k++) {
+		size_t len = 0, i;
+		int np;
+
+		st ^= st << 13;
+		st ^= st >> 17;
+		st ^= st << 5;
+		np = 1 + (int)(st % 4);
+		for (n = 0; n < np; n++) {
+			const char *w = parts[(st >> (n * 6 + 2)) %
+			    (sizeof(parts) / sizeof(parts[0]))];
+
+			if (n > 0 && (st >> (n + 26)) % 3 != 0)
+				up[len++] = seps[(st >> (n * 3)) % 6];
+			memcpy(up + len, w, strlen(w));
+			len += strlen(w);
+		}
+		for (i = 0; i < len; i++)
+			low[i] = (char)((up[i] >= 'A' && up[i] <= 'Z') ?
+			    up[i] + 32 : up[i]);
+		{
+			unsigned cu = es_names_class(p.names_ix, up, len);
+			unsigned cl = es_names_class(p.names_ix, low, len);
+			int su = es_names_secret(p.names_ix, up, len, cu);
+			int sl = es_names_secret(p.names_ix, low, len, cl);
+
+			secrets += su;
+			if (cu != cl || su != sl) {
+				print_error("%.*s: class %x/%x secret %d/%d\n",
+				    (int)len, up, cu, cl, su, sl);
+				bad++;
+			}
+		}
+	}
+	assert_int_equal(bad, 0);
+	assert_true(secrets > 5000 && secrets < 45000);
+}
+
 int
 main(void)
 {
@@ -848,6 +921,8 @@ main(void)
 		cmocka_unit_test(test_2mib),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_names_selfcheck),
+		cmocka_unit_test(test_names_fast_path),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
