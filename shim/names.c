@@ -228,10 +228,11 @@ const size_t es_nprefixes = sizeof(es_prefixes) / sizeof(es_prefixes[0]);
 static const struct {
 	const char	*s;
 	unsigned char	 len;
+	unsigned char	 kw;		/* offset of its K or W */
 } substrings[] = {
-	{ "APIKEY", 6 }, { "API_KEY", 7 }, { "AUTHTOKEN", 9 },
-	{ "ACCESSTOKEN", 11 }, { "SECRETKEY", 9 }, { "PRIVATEKEY", 10 },
-	{ "PASSWORD", 8 }, { "PASSWD", 6 },
+	{ "APIKEY", 6, 3 }, { "API_KEY", 7, 4 }, { "AUTHTOKEN", 9, 6 },
+	{ "ACCESSTOKEN", 11, 8 }, { "SECRETKEY", 9, 6 }, { "PRIVATEKEY", 10, 7 },
+	{ "PASSWORD", 8, 4 }, { "PASSWD", 6, 4 },
 };
 
 uint32_t
@@ -339,7 +340,7 @@ es_names_class(const unsigned short *ix, const char *name, size_t len)
 {
 	struct es_nscan ns;
 
-	es_names_scan(ix, name, len, 0, &ns);
+	es_names_scan(name, len, 0, &ns);
 	return es_names_class_s(ix, name, len, &ns);
 }
 
@@ -487,45 +488,50 @@ static const unsigned char nbytes[256] = {
 
 /*
  * Component lengths (bits) that can be a secret component, by upper-case
- * first byte.  es_names_selfcheck checks it against the ES_NC_COMP* and
- * AUTH/HEADER entries of es_names.
+ * first and by upper-case last byte.  es_names_selfcheck checks them
+ * against the ES_NC_COMP* and AUTH/HEADER entries of es_names.
  */
 #define LB(n)	((uint16_t)1 << (n))
-static const uint16_t comp_len[256] = {
+static const uint16_t comp_first[256] = {
 	['K'] = LB(3), ['A'] = LB(4) | LB(6), ['T'] = LB(5),
 	['S'] = LB(6) | LB(7), ['P'] = LB(3) | LB(4) | LB(6) | LB(8) | LB(10),
 	['C'] = LB(5) | LB(6) | LB(10) | LB(11), ['B'] = LB(6),
 	['H'] = LB(6) | LB(7),
 };
+static const uint16_t comp_last[256] = {
+	['Y'] = LB(3) | LB(6), ['N'] = LB(5), ['T'] = LB(6),
+	['S'] = LB(4) | LB(5) | LB(7) | LB(11), ['D'] = LB(3) | LB(6) | LB(8),
+	['E'] = LB(6) | LB(10), ['L'] = LB(10), ['R'] = LB(6), ['H'] = LB(4),
+};
 #undef LB
 
-/* The component name[a, b), the idx-th: note its secret classes in *ns. */
-static void
-scan_component(const unsigned short *ix, const char *name, size_t a,
-    size_t b, unsigned idx, struct es_nscan *ns)
+/* The component name[a, b), the idx-th: its secret classes. */
+static unsigned
+component_class(const unsigned short *ix, const char *name, size_t a,
+    size_t b, unsigned idx)
 {
-	unsigned cls;
+	size_t n = b - a;
+	unsigned cls, r = 0;
 
-	if (b - a > 15 ||
-	    !(comp_len[es_upper((unsigned char)name[a])] & (1u << (b - a))))
-		return;
-	cls = es_names_lookup(ix, name + a, b - a,
-	    es_names_hash(name + a, b - a));
+	if (n > 15 ||
+	    !(comp_first[es_upper((unsigned char)name[a])] & (1u << n)) ||
+	    !(comp_last[es_upper((unsigned char)name[b - 1])] & (1u << n)))
+		return 0;
+	cls = es_names_lookup(ix, name + a, n, es_names_hash(name + a, n));
 	if ((cls & ES_NC_COMP) || ((cls & ES_NC_COMP_NF) && idx > 0))
-		ns->comp |= ES_NC_COMP;
-	ns->comp |= cls & (ES_NC_AUTH | ES_NC_HEADER);
+		r = ES_NC_COMP;
+	return r | (cls & (ES_NC_AUTH | ES_NC_HEADER));
 }
 
-size_t
-es_names_scan(const unsigned short *ix, const char *name, size_t len,
-    int stop, struct es_nscan *ns)
+/* The loop of es_names_scan; stop is a constant where it is inlined. */
+static inline __attribute__((always_inline)) size_t
+scan(const char *name, size_t len, int stop, struct es_nscan *ns)
 {
 	uint32_t h = 2166136261u;
-	unsigned acc = 0, idx = 0;
-	size_t i, start = 0;
+	unsigned acc = 0, nc = 0, nk = 0;
+	size_t i;
 
-	ns->comp = 0;
-	for (i = 0; i < len; i++) {
+	for (i = 0; stop || i < len; i++) {
 		unsigned char c = (unsigned char)name[i];
 		unsigned t = nbytes[c];
 
@@ -536,19 +542,31 @@ es_names_scan(const unsigned short *ix, const char *name, size_t len,
 			if (t & NB_LOW)
 				c = (unsigned char)(c - 32);
 			if (t & NB_CUT) {
-				if (i > start)
-					scan_component(ix, name, start, i,
-					    idx++, ns);
-				start = i + 1;
+				if (nc < ES_NS_MARKS)
+					ns->cut[nc] = (uint32_t)i;
+				nc++;
+			}
+			if (t & NB_KW) {
+				if (nk < ES_NS_MARKS)
+					ns->kw[nk] = (uint32_t)i;
+				nk++;
 			}
 		}
 		h = (h ^ c) * 16777619u;
 	}
-	if (i > start)
-		scan_component(ix, name, start, i, idx, ns);
+	if (nc > ES_NS_MARKS || nk > ES_NS_MARKS || i > UINT32_MAX)
+		acc |= NB_MANY;
 	ns->hash = h;
 	ns->bytes = acc;
+	ns->ncut = nc;
+	ns->nkw = nk;
 	return i;
+}
+
+size_t
+es_names_scan(const char *name, size_t len, int stop, struct es_nscan *ns)
+{
+	return stop ? scan(name, SIZE_MAX, 1, ns) : scan(name, len, 0, ns);
 }
 
 int
@@ -557,7 +575,7 @@ es_names_secret(const unsigned short *ix, const char *name, size_t len,
 {
 	struct es_nscan ns;
 
-	es_names_scan(ix, name, len, 0, &ns);
+	es_names_scan(name, len, 0, &ns);
 	return es_names_secret_s(ix, name, len, cls, &ns);
 }
 
@@ -565,6 +583,9 @@ int
 es_names_secret_s(const unsigned short *ix, const char *name, size_t len,
     unsigned cls, const struct es_nscan *ns)
 {
+	size_t k, j, start = 0;
+	unsigned comp = 0, idx = 0;
+
 	if (cls & ES_NC_EXEMPT)
 		return 0;
 	if (len >= 11 && es_ci_eq(name + len - 11, "_PUBLIC_KEY", 11))
@@ -573,15 +594,28 @@ es_names_secret_s(const unsigned short *ix, const char *name, size_t len,
 		return 1;
 	if (len > 4 && es_ci_eq(name + len - 4, "_DSN", 4))
 		return 1;
-	/* Lower case: camel-case components; redo it the long way. */
-	if (ns->bytes & NB_LOW)
+	/* Lower case (camel-case components), or too many marks: the long way. */
+	if (ns->bytes & (NB_LOW | NB_MANY))
 		return has_substring(name, len) ||
 		    secret_component(ix, name, len);
-	/* Every substring holds a K or a W. */
-	if ((ns->bytes & NB_KW) && has_substring(name, len))
-		return 1;
-	return (ns->comp & ES_NC_COMP) ||
-	    (ns->comp & (ES_NC_AUTH | ES_NC_HEADER)) ==
+	/* Every substring holds a K or a W: look around those only. */
+	for (k = 0; k < ns->nkw; k++)
+		for (j = 0; j < sizeof(substrings) / sizeof(substrings[0]); j++) {
+			size_t o = substrings[j].kw, n = substrings[j].len;
+
+			if (ns->kw[k] >= o && ns->kw[k] - o + n <= len &&
+			    upper_eq(substrings[j].s, name + ns->kw[k] - o, n))
+				return 1;
+		}
+	for (k = 0; k <= ns->ncut; k++) {
+		size_t end = k < ns->ncut ? ns->cut[k] : len;
+
+		if (end > start)
+			comp |= component_class(ix, name, start, end, idx++);
+		start = end + 1;
+	}
+	return (comp & ES_NC_COMP) ||
+	    (comp & (ES_NC_AUTH | ES_NC_HEADER)) ==
 	    (ES_NC_AUTH | ES_NC_HEADER);
 }
 
@@ -612,9 +646,15 @@ es_names_selfcheck(void)
 		    ES_NC_HEADER)))
 			continue;
 		if (e->len > 15 ||
-		    !(comp_len[(unsigned char)e->name[0]] & (1u << e->len)))
+		    !(comp_first[(unsigned char)e->name[0]] & (1u << e->len)) ||
+		    !(comp_last[(unsigned char)e->name[e->len - 1]] &
+		    (1u << e->len)))
 			return -1;
 	}
+	for (i = 0; i < sizeof(substrings) / sizeof(substrings[0]); i++)
+		if (substrings[i].s[substrings[i].kw] != 'K' &&
+		    substrings[i].s[substrings[i].kw] != 'W')
+			return -1;
 	return 0;
 }
 

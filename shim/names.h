@@ -60,11 +60,13 @@ unsigned	es_names_lookup(const unsigned short *ix, const char *name,
 		    size_t len, uint32_t hash);
 
 /* What one pass over a name learns (es_names_scan). */
+#define ES_NS_MARKS	8	/* cuts and K/W positions kept; more: NB_MANY */
 struct es_nscan {
 	uint32_t	 hash;		/* es_names_hash of the name */
 	unsigned	 bytes;		/* NB_* of its bytes, or-ed */
-	unsigned	 comp;		/* ES_NC_COMP: a secret component;
-					   ES_NC_AUTH, ES_NC_HEADER: seen */
+	unsigned	 ncut, nkw;	/* how many cuts, K and W */
+	uint32_t	 cut[ES_NS_MARKS];	/* where the cuts are */
+	uint32_t	 kw[ES_NS_MARKS];	/* where the K and W are */
 };
 #define NB_CUT		0x01	/* _ - . : / and NUL split components */
 #define NB_STOP		0x02	/* '=' and NUL end an envp name */
@@ -72,14 +74,16 @@ struct es_nscan {
 #define NB_KW		0x08	/* K or W: every secret substring has one */
 #define NB_PCT		0x10	/* % */
 #define NB_PAREN	0x20	/* ( */
+#define NB_MANY		0x40	/* more marks than ES_NS_MARKS, or huge */
 
 /*
- * One pass over a name: its hash, its byte classes and its components.
- * Reads at most len bytes; with stop set, also stops at '=' or NUL (an
- * envp entry).  Returns the length of the name.  AS-safe.
+ * One pass over a name: its hash, its byte classes, where it may split
+ * into components and where a secret substring may sit.  Reads len bytes,
+ * or with stop set up to '=' or NUL (an envp entry; len is ignored).
+ * Returns the length of the name.  AS-safe.
  */
-size_t		es_names_scan(const unsigned short *ix, const char *name,
-		    size_t len, int stop, struct es_nscan *ns);
+size_t		es_names_scan(const char *name, size_t len, int stop,
+		    struct es_nscan *ns);
 
 /*
  * Builtin classes of a whole name: the exact entry, the prefixes, and the

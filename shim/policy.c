@@ -626,7 +626,7 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 		sc.first[i] = NONE;
 		sc.gdrop[i] = 0;
 		if (s != NULL)
-			nlen = es_names_scan(p->names_ix, s, SIZE_MAX, 1, &ns);
+			nlen = es_names_scan(s, 0, 1, &ns);
 		if (s == NULL || s[nlen] != '=' || nlen == 0) {
 			sc.act[i] = ES_DROP;
 			sc.why[i] = ES_R_MALFORMED;
