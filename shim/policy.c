@@ -284,13 +284,17 @@ es_filter_scratch(size_t n, size_t bytes)
 	    ALIGN8(bytes + n + 1) + 8;
 }
 
+/*
+ * Carves what depends on n alone; the text part is checked once pass 1
+ * has measured the entries (es_filter), so no entry is measured twice.
+ */
 static int
-carve(struct scratch *sc, void *mem, size_t len, size_t n, size_t bytes)
+carve(struct scratch *sc, void *mem, size_t len, size_t n)
 {
 	char *m = mem;
 	size_t off;
 
-	if (mem == NULL || len < es_filter_scratch(n, bytes))
+	if (mem == NULL || len < es_filter_scratch(n, 0))
 		return -1;
 	off = (8 - ((uintptr_t)m & 7)) & 7;
 	m += off;
@@ -312,7 +316,7 @@ carve(struct scratch *sc, void *mem, size_t len, size_t n, size_t bytes)
 	sc->gdrop = (unsigned char *)m;
 	m += ALIGN8(n);
 	sc->text = m;
-	sc->textlen = bytes + n + 1;
+	sc->textlen = 0;
 	sc->textused = 0;
 	memset(sc->slot, 0, sc->nslot * 4);
 	return 0;
@@ -439,11 +443,11 @@ value_verdict(const struct ctx *c, unsigned cls, const char *val, size_t vlen,
 /* One entry's fate, on its own (copies are reconciled by the caller). */
 static unsigned
 decide(const struct ctx *c, const char *s, size_t nlen,
-    const struct es_nscan *ns)
+    const struct es_nscan *ns, size_t *vlenp)
 {
 	const struct es_policy *p = c->p;
 	const char *val = s + nlen + 1;
-	size_t vlen = strlen(val), k;
+	size_t vlen = *vlenp = strlen(val), k;
 	const struct es_rule *rl;
 	unsigned cls;
 	int agent = (c->flags & ES_F_AGENT) != 0;
@@ -462,7 +466,7 @@ decide(const struct ctx *c, const char *s, size_t nlen,
 		if (same_name(p->sets[k].s, s, nlen))
 			return V(ES_DROP, ES_R_POLICY);
 
-	if ((rl = user_rule(p, s, nlen)) != NULL) {
+	if (p->nrules != 0 && (rl = user_rule(p, s, nlen)) != NULL) {
 		switch (rl->kind) {
 		case ES_RULE_KEEP:
 			return V(ES_KEEP, ES_R_POLICY);
@@ -603,10 +607,7 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 	for (k = 0; k < p->nsets; k++)
 		c.first[es_upper((unsigned char)p->sets[k].s[0])] = 1;
 
-	for (i = 0; i < n; i++)
-		if (envp[i] != NULL)
-			bytes += strlen(envp[i]) + 1;
-	if (carve(&sc, scratch, scratchlen, n, bytes) != 0)
+	if (carve(&sc, scratch, scratchlen, n) != 0)
 		return -1;
 
 	for (k = 0; forced != NULL && forced[k] != NULL; k++) {
@@ -620,7 +621,7 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 		const char *s = envp[i];
 		struct es_nscan ns;
 		uint32_t h, j;
-		size_t slot, nlen = 0;
+		size_t slot, nlen = 0, vlen;
 		unsigned d;
 
 		sc.first[i] = NONE;
@@ -628,6 +629,9 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 		if (s != NULL)
 			nlen = es_names_scan(s, 0, 1, &ns);
 		if (s == NULL || s[nlen] != '=' || nlen == 0) {
+			if (s != NULL)
+				bytes += nlen + (s[nlen] == '\0' ? 1 :
+				    strlen(s + nlen) + 1);
 			sc.act[i] = ES_DROP;
 			sc.why[i] = ES_R_MALFORMED;
 			continue;
@@ -645,12 +649,17 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 			sc.first[i] = (uint32_t)i;
 		} else
 			sc.first[i] = j - 1;
-		d = decide(&c, s, nlen, &ns);
+		d = decide(&c, s, nlen, &ns, &vlen);
+		bytes += nlen + vlen + 2;
 		sc.act[i] = (unsigned char)(d & 0xff);
 		sc.why[i] = (unsigned char)(d >> 8);
 		if (sc.act[i] == ES_DROP && sc.gdrop[sc.first[i]] == 0)
 			sc.gdrop[sc.first[i]] = (unsigned char)(1 + sc.why[i]);
 	}
+
+	if (scratchlen < es_filter_scratch(n, bytes))
+		return -1;
+	sc.textlen = bytes + n + 1;
 
 	/* Pass 2: every copy of a dropped name goes; a kept one goes once. */
 	for (i = 0; i < n; i++) {
