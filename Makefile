@@ -29,8 +29,9 @@ CORE		:= policy parse names shapes sniff audit
 LOAD		:= load
 LIB_OBJS	:= $(addprefix $(B)/pic/,$(addsuffix .o,interpose launch ctor root $(LOAD) $(CORE)))
 CMD_SRCS	:= shim/envshim.c $(sort $(wildcard shim/cmd_*.c))
+# root and launch: envshim --contain computes the launch root's state.
 CMD_OBJS	:= $(patsubst shim/%.c,$(B)/obj/%.o,$(CMD_SRCS)) \
-		   $(addprefix $(B)/obj/,$(addsuffix .o,$(LOAD) $(CORE)))
+		   $(addprefix $(B)/obj/,$(addsuffix .o,root launch $(LOAD) $(CORE)))
 SBX_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,sandbox $(LOAD) $(CORE)))
 CORE_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,$(LOAD) $(CORE)))
 

@@ -16,6 +16,9 @@
 /* The policy file the user named: opt, else $ENVSHIM_POLICY, else NULL. */
 const char	*es_cmd_policy_file(const char *opt);
 
+/* Where execvp would find name: the first executable regular file. */
+int		 es_cmd_resolve(const char *name, char *buf, size_t len);
+
 /* Loads the launch root's layers; on error prints "envshim: ..." and NULL. */
 struct es_policy *es_cmd_load(const char *userfile);
 
@@ -27,6 +30,16 @@ void		 es_cmd_putname(FILE *, const char *name, size_t n);
 
 /* name (n bytes) as a JSON string, quotes included. */
 void		 es_cmd_putjson(FILE *, const char *s, size_t n);
+
+/*
+ * envshim --contain: runs cmd (exe: where execvp finds it) with the shim
+ * loaded through /etc/ld.so.preload in a namespace of its own
+ * (cmd_contain.c).  Returns only on failure, with an exit status.
+ */
+int		 es_contain_run(char **cmd, const char *exe, const char *shim,
+		    const char *policy, int audit);
+/* Can contain mode's namespace be made here?  0, or -1 with why. */
+int		 es_contain_probe(const char *shim, char *why, size_t len);
 
 int		 es_cmd_check(int, char **);
 int		 es_cmd_policy(int, char **);

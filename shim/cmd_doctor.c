@@ -187,6 +187,28 @@ check_files(struct doc *d)
 		result(d, 1, "sandbox helper", p, NULL);
 }
 
+/*
+ * envshim --contain really made here (in a child): optional, so a
+ * failure is reported with its fix but does not fail the doctor.
+ */
+static void
+check_contain(struct doc *d)
+{
+	char	shim[PATH_MAX + 64], why[ES_PATH_MAX + 256];
+
+	if (find_file("libenvshim.so", ES_LIBDIR, shim, sizeof(shim)) == -1)
+		return;
+	if (es_contain_probe(shim, why, sizeof(why)) == 0) {
+		result(d, 1, "contain mode", "an overlay on /etc in a user "
+		    "namespace works (envshim --contain)", NULL);
+		return;
+	}
+	printf("%s--  %s contain mode: unavailable: %s\n     fix: needs "
+	    "unprivileged user namespaces and overlayfs (Linux 5.11 or "
+	    "later); only agents the shim cannot enter need it\n",
+	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why);
+}
+
 static void
 check_policy(struct doc *d, const char *file, struct es_policy *p)
 {
@@ -338,6 +360,7 @@ es_cmd_doctor(int argc, char **argv)
 	}
 	check_userns(&d);
 	check_files(&d);
+	check_contain(&d);
 	check_policy(&d, es_cmd_policy_file(file), p);
 	check_system(&d);
 	check_log(&d, p);

@@ -1,7 +1,9 @@
 /*
  * ctor.c - everything the hooks need, prepared once in the constructor:
  * the policy, the launch snapshot, the agent's identity, the proof of
- * being inside the sandbox, and the entries every child inherits.
+ * being inside the sandbox, and the entries every child inherits.  In
+ * contain mode it also filters the process's own environment and sends
+ * a shell outside the sandbox into it (contain_self).
  *
  * It runs before main and before the agent can start threads, so it may
  * read files and use stdio-free libc freely.  It never fails: a problem
@@ -10,8 +12,10 @@
 #include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
@@ -38,31 +42,46 @@ ns_ino(const char *which, ino_t *ino)
 	return 0;
 }
 
-/* Copies a load-time ENVSHIM_* entry so later changes to environ don't matter. */
-static void
-keep_var(struct es_shim *s, char *dst, size_t cap, const char *name)
+/* The value of name in a NULL-terminated "NAME=VALUE" list, or NULL. */
+static const char *
+lookup(char *const *vars, const char *name)
 {
-	const char *v = getenv(name);
+	size_t n = strlen(name), i;
+
+	for (i = 0; vars != NULL && vars[i] != NULL; i++)
+		if (strncmp(vars[i], name, n) == 0 && vars[i][n] == '=')
+			return vars[i] + n + 1;
+	return NULL;
+}
+
+/* Copies an inherited ENVSHIM_* entry so later changes to environ don't matter. */
+static void
+keep_var(struct es_shim *s, char *const *vars, char *dst, size_t cap, const char *name)
+{
+	const char *v = lookup(vars, name);
 
 	if (v != NULL && es_setvar(dst, cap, name, v) != 0)
 		es_broken(s, name, " is too long");
 }
 
-/* Any other process: everything comes from the load-time environment. */
+/*
+ * Any other process: the launch state comes from vars, the load-time
+ * environment (or, in contain mode, the namespace's contain file).
+ */
 static void
-init_child(struct es_shim *s)
+init_child(struct es_shim *s, char *const *vars)
 {
 	struct es_parse_err err;
 	char msg[ES_PATH_MAX + 256];
-	const char *cfg = getenv("ENVSHIM_CONFIG"), *ns = getenv("ENVSHIM_SANDBOX_NS");
-	const char *agent = getenv("ENVSHIM_AGENT");
+	const char *cfg = lookup(vars, "ENVSHIM_CONFIG"), *ns = getenv("ENVSHIM_SANDBOX_NS");
+	const char *agent = lookup(vars, "ENVSHIM_AGENT");
 	unsigned long long d, i, u, m, h = 0;
 	ino_t uino, mino;
 
-	keep_var(s, s->e_config, sizeof(s->e_config), "ENVSHIM_CONFIG");
-	keep_var(s, s->e_launch, sizeof(s->e_launch), "ENVSHIM_LAUNCH");
-	keep_var(s, s->e_agent, sizeof(s->e_agent), "ENVSHIM_AGENT");
-	keep_var(s, s->e_ws, sizeof(s->e_ws), "ENVSHIM_WORKSPACE");
+	keep_var(s, vars, s->e_config, sizeof(s->e_config), "ENVSHIM_CONFIG");
+	keep_var(s, vars, s->e_launch, sizeof(s->e_launch), "ENVSHIM_LAUNCH");
+	keep_var(s, vars, s->e_agent, sizeof(s->e_agent), "ENVSHIM_AGENT");
+	keep_var(s, vars, s->e_ws, sizeof(s->e_ws), "ENVSHIM_WORKSPACE");
 	if (es_policy_load_text(&s->pol, cfg != NULL ? cfg : "", "ENVSHIM_CONFIG",
 	    &err) != 0) {
 		es_broken(s, "bad inherited policy: ", es_parse_err_str(&err, msg,
@@ -70,7 +89,7 @@ init_child(struct es_shim *s)
 		es_policy_init(&s->pol);
 		return;
 	}
-	if (es_snapshot_decode(getenv("ENVSHIM_LAUNCH"), &s->snap) != 0)
+	if (es_snapshot_decode(lookup(vars, "ENVSHIM_LAUNCH"), &s->snap) != 0)
 		es_broken(s, "malformed ENVSHIM_LAUNCH", NULL);
 	if (agent != NULL && sscanf(agent, "%llu:%llu:%llu", &d, &i, &h) >= 2) {
 		s->have_agent = 1;
@@ -83,11 +102,194 @@ init_child(struct es_shim *s)
 	    ns_ino("user", &uino) == 0 && ns_ino("mnt", &mino) == 0 &&
 	    uino == (ino_t)u && mino == (ino_t)m) {
 		s->inside = 1;
-		keep_var(s, s->e_ns, sizeof(s->e_ns), "ENVSHIM_SANDBOX_NS");
+		keep_var(s, environ, s->e_ns, sizeof(s->e_ns), "ENVSHIM_SANDBOX_NS");
 	}
 	if (s->pol.log == ES_LOG_PATH && s->pol.log_path != NULL &&
 	    strlen(s->pol.log_path) < sizeof(s->log_path))
 		memcpy(s->log_path, s->pol.log_path, strlen(s->pol.log_path) + 1);
+}
+
+/*
+ * Contain mode is on when ES_CONTAIN_FILE exists: `envshim --contain`
+ * puts it, with /etc/ld.so.preload, into a read-only overlay on /etc in
+ * the agent's namespace, so no descendant can change or lose it (the
+ * environment can be stripped; this file cannot).  It holds the launch
+ * state as NUL-separated "ENVSHIM_*=VALUE" entries.  Returns 1 with
+ * vars filled (pointing into *buf), 0 when there is no such file, or -1
+ * (s->broken) when it exists but cannot be trusted or read.
+ */
+static int
+read_contain(struct es_shim *s, char **buf, char *vars[ES_NFORCED + 1])
+{
+	struct statvfs vfs;
+	struct stat sb;
+	size_t got = 0, k = 0, i;
+	ssize_t r;
+	int fd;
+
+	fd = open(ES_CONTAIN_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    fstatvfs(fd, &vfs) != 0 || !(vfs.f_flag & ST_RDONLY) ||
+	    sb.st_size <= 0 || sb.st_size > ES_CONTAIN_MAX ||
+	    (*buf = malloc((size_t)sb.st_size + 1)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		es_broken(s, ES_CONTAIN_FILE, " is unreadable or not on a read-only mount");
+		return -1;
+	}
+	while (got < (size_t)sb.st_size &&
+	    (r = read(fd, *buf + got, (size_t)sb.st_size - got)) > 0)
+		got += (size_t)r;
+	close(fd);
+	(*buf)[got] = '\0';
+	for (i = 0; i < got && k < ES_NFORCED; i += strlen(*buf + i) + 1)
+		vars[k++] = *buf + i;
+	vars[k] = NULL;
+	return 1;
+}
+
+/*
+ * The environment block the kernel laid out (what /proc/self/environ
+ * reads) is overwritten with the kept entries that fit, the rest of it
+ * zeroed, and environ pointed at the kept entries: the values of dropped
+ * variables are gone from this process, not merely hidden from getenv.
+ */
+static void
+rewrite_env(const char *const *kept, size_t k)
+{
+	char *lo = NULL, *hi = NULL, *buf, *b, *at, **arr;
+	size_t n, i, total = 0, len;
+	int spilled = 0;
+
+	for (n = 0; environ != NULL && environ[n] != NULL; n++) {
+		char *e = environ[n] + strlen(environ[n]) + 1;
+
+		if (lo == NULL || environ[n] < lo)
+			lo = environ[n];
+		if (hi == NULL || e > hi)
+			hi = e;
+	}
+	for (i = 0; i < k; i++)
+		total += strlen(kept[i]) + 1;
+	buf = malloc(total + 1);
+	arr = k <= n && environ != NULL ? environ : malloc((k + 1) * sizeof(*arr));
+	if (buf == NULL || arr == NULL) {
+		/* Fail closed: keep nothing rather than everything. */
+		if (lo != NULL)
+			memset(lo, 0, (size_t)(hi - lo));
+		if (environ != NULL)
+			environ[0] = NULL;
+		free(buf);
+		return;
+	}
+	for (i = 0, b = buf; i < k; i++) {
+		len = strlen(kept[i]) + 1;
+		memcpy(b, kept[i], len);
+		arr[i] = b;
+		b += len;
+	}
+	if (lo != NULL)
+		memset(lo, 0, (size_t)(hi - lo));
+	for (i = 0, at = lo; i < k; i++) {
+		len = strlen(arr[i]) + 1;
+		if (at != NULL && len <= (size_t)(hi - at)) {
+			memcpy(at, arr[i], len);
+			arr[i] = at;
+			at += len;
+		} else
+			spilled = 1;
+	}
+	arr[k] = NULL;
+	environ = arr;
+	if (!spilled)
+		free(buf);
+}
+
+/* Did the filter change anything but restate the entries the shim forces? */
+static int
+changed(const struct es_shim *s, const struct es_plan *pl)
+{
+	size_t i, j;
+
+	for (i = 0; i < pl->n; i++) {
+		if (pl->in[i] == NULL || pl->v[i].action == ES_KEEP)
+			continue;
+		if (pl->v[i].reason != ES_R_LOCKED)
+			return 1;
+		for (j = 0; s->forced[j] != NULL; j++)
+			if (strcmp(s->forced[j], pl->in[i]) == 0)
+				break;
+		if (s->forced[j] == NULL)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Contain mode, before main: this process may have been started by a
+ * parent the shim never saw (a static agent), with any environment.  So
+ * it filters its own environment exactly as a hook would have, and a
+ * shell outside the sandbox executes itself again through the helper,
+ * with the same argv.  The agent itself keeps everything.  Only a change
+ * is logged: a process a shim'd parent launched was logged by it.
+ */
+static void
+contain_self(struct es_shim *s, char **argv)
+{
+	struct es_target t;
+	struct es_plan pl;
+	char exe[ES_PATH_MAX];
+	const char *why = NULL;
+	ssize_t r;
+	size_t k;
+
+	es_judge(s, AT_FDCWD, "/proc/self/exe", -1, 0, argv, &t);
+	if (t.agent)
+		return;
+	r = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[r > 0 ? r : 0] = '\0';
+	memset(&pl, 0, sizeof(pl));
+	pl.hook = "contain";
+	pl.path = exe;
+	pl.target = exe;
+	pl.in = environ;
+	t.unfollow = 0;		/* /etc/ld.so.preload follows into setuid programs */
+	pl.action = es_decide(s, &t, &why);
+	if (s->broken) {
+		pl.action = t.shell && !s->inside ? ES_A_REFUSE : ES_A_RUN;
+		why = s->why;
+	} else if (pl.action == ES_A_SANDBOX &&
+	    (s->helper[0] == '\0' || s->real_execve == NULL)) {
+		pl.action = ES_A_REFUSE;
+		why = "the sandbox helper envshim-sandbox is not installed";
+	}
+	pl.why = why;
+	if (es_plan_make(s, &pl, argv, NULL) != 0) {
+		es_say_refused(exe, pl.why);
+		rewrite_env(NULL, 0);
+		return;
+	}
+	if (changed(s, &pl) || pl.action != ES_A_RUN)
+		es_plan_log(s, &pl, getpid(), getppid(), argv);
+	if (s->pol.mode == ES_MODE_AUDIT) {
+		es_plan_release(&pl);
+		return;
+	}
+	for (k = 0; pl.envp[k] != NULL; k++)
+		;
+	rewrite_env(pl.envp, k);
+	if (pl.action == ES_A_SANDBOX) {
+		s->real_execve(pl.target, pl.argv, environ);
+		why = "cannot execute the sandbox helper";
+		pl.action = ES_A_REFUSE;
+	}
+	es_plan_release(&pl);
+	if (pl.action == ES_A_REFUSE) {
+		es_say_refused(exe, why);
+		_exit(126);
+	}
 }
 
 /* The shim's own absolute path, whatever LD_PRELOAD said (maybe relative). */
@@ -169,17 +371,21 @@ is_helper(const struct es_shim *s)
 void
 es_shim_init(struct es_shim *s, char **argv)
 {
+	char *vars[ES_NFORCED + 1], *cbuf = NULL;
 	size_t k = 0;
+	int contain;
 
 	find_self(s);
 	find_loader(s);
-	if (getenv("ENVSHIM_LAUNCH") == NULL)
+	contain = read_contain(s, &cbuf, vars);
+	if (contain > 0)
+		init_child(s, vars);
+	else if (contain == 0 && getenv("ENVSHIM_LAUNCH") == NULL)
 		es_root_init(s, getenv("ENVSHIM_POLICY"), getenv("ENVSHIM_MODE"),
 		    environ, "/proc/self/exe", argv);
-	else
-		init_child(s);
-	if (!s->broken && s->pol.protect_self && !is_helper(s))
-		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	else if (contain == 0)
+		init_child(s, environ);
+	free(cbuf);
 	s->forced[k++] = s->e_preload;
 	if (s->e_config[0] != '\0')
 		s->forced[k++] = s->e_config;
@@ -192,4 +398,8 @@ es_shim_init(struct es_shim *s, char **argv)
 	if (s->e_ns[0] != '\0')
 		s->forced[k++] = s->e_ns;
 	s->forced[k] = NULL;
+	if (contain != 0)
+		contain_self(s, argv);
+	if (!s->broken && s->pol.protect_self && !is_helper(s))
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }

@@ -34,6 +34,7 @@
 
 static const char usage_text[] =
 "usage: envshim [--policy FILE] [--audit] [--] COMMAND [ARGS...]\n"
+"       envshim --contain [--policy FILE] [--audit] [--] COMMAND [ARGS...]\n"
 "       envshim check [--policy FILE] [--format=table|tsv|json] "
 "[-- NAME=VALUE ...]\n"
 "       envshim policy [--policy FILE] [--builtin]\n"
@@ -47,6 +48,8 @@ static const char usage_text[] =
 "\n"
 "  --policy FILE  read FILE after the builtin, /etc and ~/.config layers\n"
 "  --audit        decide and log everything, change nothing\n"
+"  --contain      for agents the shim cannot enter (static, Go, LD_* strippers):\n"
+"                 a namespace whose /etc/ld.so.preload loads the shim\n"
 "  check          show what the policy does to each variable (never values)\n"
 "  policy         print the effective policy, each line with its origin\n"
 "  log            the audit log as a process tree, with a summary\n"
@@ -177,8 +180,8 @@ absolute(const char *path, char *buf, size_t len)
 }
 
 /* Where execvp would find name: the first executable regular file. */
-static int
-resolve(const char *name, char *buf, size_t len)
+int
+es_cmd_resolve(const char *name, char *buf, size_t len)
 {
 	const char	*path = getenv("PATH"), *p, *e;
 	struct stat	 st;
@@ -242,7 +245,7 @@ unenterable(const char *file, int depth)
 		    "the shim into";
 	if (sn.kind == ES_K_SCRIPT && depth == 0 &&
 	    (j = es_script_judge(&sn)) != NULL && j[0] != '\0' &&
-	    resolve(j, judge, sizeof(judge)) == 0)
+	    es_cmd_resolve(j, judge, sizeof(judge)) == 0)
 		return unenterable(judge, 1) != NULL ? "is a script whose "
 		    "interpreter the shim cannot enter" : NULL;
 	return NULL;
@@ -254,14 +257,15 @@ run(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "audit", no_argument, NULL, 'a' },
+		{ "contain", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char		*file = NULL, *why;
-	char			 shim[PATH_MAX], pol[PATH_MAX];
+	char			 shim[PATH_MAX], pol[PATH_MAX], exe[PATH_MAX];
 	struct es_policy	*p;
-	int			 c, audit = 0;
+	int			 c, audit = 0, contain = 0;
 	size_t			 i;
 
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
@@ -271,6 +275,9 @@ run(int argc, char **argv)
 			break;
 		case 'a':
 			audit = 1;
+			break;
+		case 'c':
+			contain = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -287,12 +294,13 @@ run(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return ES_EXIT_FAIL;
 	}
-	if (resolve(argv[optind], shim, sizeof(shim)) == 0 &&
-	    (why = unenterable(shim, 0)) != NULL) {
+	if (es_cmd_resolve(argv[optind], exe, sizeof(exe)) != 0)
+		snprintf(exe, sizeof(exe), "%s", argv[optind]);
+	else if (!contain && (why = unenterable(exe, 0)) != NULL) {
 		fprintf(stderr, "envshim: refusing %s: it %s, so nothing it "
 		    "starts would be filtered.\nRun a dynamically linked, "
-		    "unprivileged build of it instead, or run it inside "
-		    "envshim-sandbox.\n", shim, why);
+		    "unprivileged build of it instead, or run it with "
+		    "envshim --contain.\n", exe, why);
 		return ES_EXIT_FAIL;
 	}
 	file = es_cmd_policy_file(file);
@@ -315,6 +323,9 @@ run(int argc, char **argv)
 	for (i = 0; i < sizeof(inherited) / sizeof(inherited[0]); i++)
 		if (unsetenv(inherited[i]) == -1)
 			goto fail;
+	if (contain)
+		return es_contain_run(argv + optind, exe, shim,
+		    file != NULL ? pol : NULL, audit);
 	if (setenv("LD_PRELOAD", shim, 1) == -1 ||
 	    (file != NULL && setenv("ENVSHIM_POLICY", pol, 1) == -1) ||
 	    (audit && setenv("ENVSHIM_MODE", "audit", 1) == -1))

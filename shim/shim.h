@@ -20,6 +20,11 @@
 #define ES_MAX_POPEN	64	/* popen streams open at once */
 #define ES_NFORCED	7	/* LD_PRELOAD and the ENVSHIM_* a child inherits */
 
+/* Contain mode's launch state: present only in the agent's namespace. */
+#define ES_CONTAIN_NAME	"envshim/contain"
+#define ES_CONTAIN_FILE	"/etc/" ES_CONTAIN_NAME
+#define ES_CONTAIN_MAX	(ES_POLICY_TEXT_MAX + ES_SNAPSHOT_MAX * 34 + 2 * ES_PATH_MAX + 256)
+
 typedef int (*es_execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*es_execveat_fn)(int, const char *, char *const[], char *const[], int);
 typedef int (*es_fexecve_fn)(int, char *const[], char *const[]);
