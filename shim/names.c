@@ -255,7 +255,13 @@ es_names_index(unsigned short *ix)
 	for (i = 0; i < es_nnames; i++) {
 		const struct es_name *e = &es_names[i];
 
-		slot = es_names_hash(e->name, e->len) & (ES_NAMES_IX - 1);
+		uint32_t h = 2166136261u;
+		size_t k;
+
+		/* es_names_hash, without the case folding: all upper case */
+		for (k = 0; k < e->len; k++)
+			h = (h ^ (unsigned char)e->name[k]) * 16777619u;
+		slot = h & (ES_NAMES_IX - 1);
 		while (ix[slot] != 0) {
 			const struct es_name *o = &es_names[ix[slot] - 1];
 
@@ -651,6 +657,11 @@ es_names_selfcheck(void)
 		    (1u << e->len)))
 			return -1;
 	}
+	for (i = 0; i < es_nnames; i++)	/* es_names_index hashes them so */
+		for (c = 0; c < es_names[i].len; c++)
+			if (es_names[i].name[c] >= 'a' &&
+			    es_names[i].name[c] <= 'z')
+				return -1;
 	for (i = 0; i < sizeof(substrings) / sizeof(substrings[0]); i++)
 		if (substrings[i].s[substrings[i].kw] != 'K' &&
 		    substrings[i].s[substrings[i].kw] != 'W')

@@ -36,7 +36,12 @@ es_policy_init(struct es_policy *p)
 {
 	static const char builtin[] = "builtin";
 
-	memset(p, 0, sizeof(*p));
+	/*
+	 * Not the arena (64 KiB, most of the struct): every string in it is
+	 * written with its NUL before anything points at it, and clearing it
+	 * was most of the shim's constructor.  names_ix is filled below.
+	 */
+	memset(p, 0, offsetof(struct es_policy, arena));
 	p->mode = ES_MODE_ENFORCE;
 	p->sandbox = ES_SANDBOX_REQUIRED;
 	p->unfollowable = ES_UNFOLLOW_SANDBOX;
