@@ -42,23 +42,11 @@ ns_ino(const char *which, ino_t *ino)
 	return 0;
 }
 
-/* The value of name in a NULL-terminated "NAME=VALUE" list, or NULL. */
-static const char *
-lookup(char *const *vars, const char *name)
-{
-	size_t n = strlen(name), i;
-
-	for (i = 0; vars != NULL && vars[i] != NULL; i++)
-		if (strncmp(vars[i], name, n) == 0 && vars[i][n] == '=')
-			return vars[i] + n + 1;
-	return NULL;
-}
-
 /* Copies an inherited ENVSHIM_* entry so later changes to environ don't matter. */
 static void
 keep_var(struct es_shim *s, char *const *vars, char *dst, size_t cap, const char *name)
 {
-	const char *v = lookup(vars, name);
+	const char *v = es_env_value(vars, name);
 
 	if (v != NULL && es_setvar(dst, cap, name, v) != 0)
 		es_broken(s, name, " is too long");
@@ -73,8 +61,8 @@ init_child(struct es_shim *s, char *const *vars)
 {
 	struct es_parse_err err;
 	char msg[ES_PATH_MAX + 256];
-	const char *cfg = lookup(vars, "ENVSHIM_CONFIG"), *ns = getenv("ENVSHIM_SANDBOX_NS");
-	const char *agent = lookup(vars, "ENVSHIM_AGENT");
+	const char *cfg = es_env_value(vars, "ENVSHIM_CONFIG"), *ns = getenv("ENVSHIM_SANDBOX_NS");
+	const char *agent = es_env_value(vars, "ENVSHIM_AGENT");
 	unsigned long long d, i, u, m, h = 0;
 	ino_t uino, mino;
 
@@ -89,7 +77,7 @@ init_child(struct es_shim *s, char *const *vars)
 		es_policy_init(&s->pol);
 		return;
 	}
-	if (es_snapshot_decode(lookup(vars, "ENVSHIM_LAUNCH"), &s->snap) != 0)
+	if (es_snapshot_decode(es_env_value(vars, "ENVSHIM_LAUNCH"), &s->snap) != 0)
 		es_broken(s, "malformed ENVSHIM_LAUNCH", NULL);
 	if (agent != NULL && sscanf(agent, "%llu:%llu:%llu", &d, &i, &h) >= 2) {
 		s->have_agent = 1;

@@ -39,8 +39,8 @@ es_say_refused(const char *path, const char *why)
 	(void)!write(2, line, strlen(line));
 }
 
-static const char *
-env_value(char *const *envp, const char *name)
+const char *
+es_env_value(char *const *envp, const char *name)
 {
 	size_t n = strlen(name), i;
 
@@ -536,7 +536,7 @@ es_precheck(const struct es_shim *s, char *const *argv)
 const char *
 es_caller_path(void)
 {
-	const char *path = env_value(environ, "PATH");
+	const char *path = es_env_value(environ, "PATH");
 
 	return path != NULL ? path : "/bin:/usr/bin";
 }

@@ -129,6 +129,8 @@ void	 es_root_init(struct es_shim *, const char *policyfile, const char *mode,
 /* ---- launch.c: all async-signal-safe ---- */
 
 unsigned long long es_agent_script(const char *exe, char *const *argv);
+/* The value of name in a NULL-terminated "NAME=VALUE" list, or NULL. */
+const char *es_env_value(char *const *envp, const char *name);
 char	*es_fd_path(char *buf, int fd);
 void	 es_say_refused(const char *path, const char *why);
 const char *es_caller_path(void);
