@@ -22,18 +22,13 @@ alias aider='envshim -- aider'
 
 # opencode: started like the others.  If envshim refuses it with exit 125
 # ("is statically linked"), the build you have cannot take LD_PRELOAD;
-# use the sandbox form shown for codex below.
+# use contain mode as for codex below.
 alias opencode='envshim -- opencode'
 
 # Codex CLI: `codex` is a node launcher that starts a statically linked
-# (musl) binary, which LD_PRELOAD cannot enter.  Under `envshim -- codex`
-# the shim sees that binary as unfollowable and, by default, runs it inside
-# envshim-sandbox with the tool filter - which drops OPENAI_API_KEY, since
-# the binary is not the agent's own executable.  envshim's contain mode,
-# meant for such agents, does not exist yet.  Until then run the binary
-# inside the sandbox yourself: the file system rules then cover everything
-# it starts, the variable filter does not, so also set Codex's own
-# shell_environment_policy (inherit = "core") in ~/.codex/config.toml.
-# Codex writes under ~/.codex, so the sandbox must leave it writable: put
-# "rw ~/.codex" in ~/.config/envshim/codex.policy (mode 600).
-alias codex='/usr/local/libexec/envshim/envshim-sandbox --policy ~/.config/envshim/codex.policy -- codex'
+# (musl) binary, which LD_PRELOAD cannot enter, and Codex deletes every
+# LD_* variable at start.  Contain mode covers it: in a user + mount
+# namespace /etc/ld.so.preload names the shim, so every dynamically linked
+# program Codex starts loads it whatever its environment, filters itself
+# before main, and shells go to the sandbox.  Codex keeps its own key.
+alias codex='envshim --contain -- codex'

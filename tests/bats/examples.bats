@@ -10,11 +10,17 @@ setup() {
 	export XDG_CONFIG_HOME=$HOME/.config
 	mkdir -p "$HOME"
 	unset ENVSHIM_POLICY ENVSHIM_MODE
+	# As a user would: copied out of the tree, mode 644.  The checkout's own
+	# modes depend on the cloner's umask, which the loader rightly judges.
+	EX=$BATS_TEST_TMPDIR/examples
+	mkdir -p "$EX"
+	cp "$ROOT"/examples/*.policy "$EX/"
+	chmod 644 "$EX"/*.policy
 }
 
 @test "every example policy parses: envshim policy --policy succeeds" {
 	local n=0 p
-	for p in "$ROOT"/examples/*.policy; do
+	for p in "$EX"/*.policy; do
 		run "$ENVSHIM" policy --policy "$p"
 		[ "$status" -eq 0 ] || { echo "$p: $output"; return 1; }
 		# the file really was read as a layer
@@ -30,20 +36,20 @@ setup() {
 		SSH_AUTH_SOCK=/s PAGER=less TERM=xterm
 	[ "$status" -eq 0 ]
 	builtin=$output
-	run "$ENVSHIM" check --format=tsv --policy "$ROOT/examples/default.policy" \
+	run "$ENVSHIM" check --format=tsv --policy "$EX/default.policy" \
 		-- GITHUB_TOKEN=x NODE_OPTIONS=y SSH_AUTH_SOCK=/s PAGER=less TERM=xterm
 	[ "$status" -eq 0 ]
 	[ "$output" = "$builtin" ]
 }
 
 @test "strict and ci policies drop what they promise" {
-	run "$ENVSHIM" check --format=tsv --policy "$ROOT/examples/strict.policy" \
+	run "$ENVSHIM" check --format=tsv --policy "$EX/strict.policy" \
 		-- AWS_REGION=eu HTTPS_PROXY=http://p:3128 LANG=C
 	[ "$status" -eq 0 ]
 	grep -qx $'drop\tAWS_REGION\tpolicy' <<<"$output"
 	grep -qx $'drop\tHTTPS_PROXY\tpolicy' <<<"$output"
 	grep -qx $'keep\tLANG\tsafe' <<<"$output"
-	run "$ENVSHIM" check --format=tsv --policy "$ROOT/examples/ci.policy" \
+	run "$ENVSHIM" check --format=tsv --policy "$EX/ci.policy" \
 		-- ACTIONS_RUNTIME_TOKEN=t GITHUB_SHA=abc CI=true
 	[ "$status" -eq 0 ]
 	grep -qx $'drop\tACTIONS_RUNTIME_TOKEN\tpolicy' <<<"$output"
@@ -52,7 +58,7 @@ setup() {
 }
 
 @test "a broken example would be caught" {
-	cp "$ROOT/examples/strict.policy" "$BATS_TEST_TMPDIR/bad.policy"
+	cp "$EX/strict.policy" "$BATS_TEST_TMPDIR/bad.policy"
 	echo 'dorp X' >>"$BATS_TEST_TMPDIR/bad.policy"
 	chmod 600 "$BATS_TEST_TMPDIR/bad.policy"
 	run "$ENVSHIM" policy --policy "$BATS_TEST_TMPDIR/bad.policy"
@@ -69,6 +75,7 @@ setup() {
 		grep -q "^alias $a=" <<<"$output" || { echo "no alias $a"; return 1; }
 	done
 	grep -qx "alias claude='envshim -- claude'" <<<"$output"
+	grep -qx "alias codex='envshim --contain -- codex'" <<<"$output"
 }
 
 @test "the AppArmor profile allows userns for the installed helper path" {
