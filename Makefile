@@ -24,7 +24,7 @@ ES_CFLAGS	:= -std=c11 -D_GNU_SOURCE -Iinclude $(ES_WARN) \
 ES_LDFLAGS	:= -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack
 
 # The pure core: no hooks, no I/O, no globals.  Linked into everything.
-CORE		:= policy parse names shapes sniff audit
+CORE		:= policy parse names names_ix shapes sniff audit
 # Reading policy files from disk (constructor, command, helper).
 LOAD		:= load
 LIB_OBJS	:= $(addprefix $(B)/pic/,$(addsuffix .o,interpose launch ctor root $(LOAD) $(CORE)))
@@ -191,7 +191,13 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps unit unit-asan clang-build bats check bench clean install \
+# The builtin name index, computed once here instead of in every process.
+names-ix: $(B)/obj/names.o $(B)/obj/names_ix.o
+	$(CC) $(ES_CFLAGS) $(CFLAGS) -o $(B)/gen_names_ix shim/gen_names_ix.c \
+	    $(B)/obj/names.o $(B)/obj/names_ix.o
+	$(B)/gen_names_ix >shim/names_ix.c.new && mv shim/names_ix.c.new shim/names_ix.c
+
+.PHONY: all deps names-ix unit unit-asan clang-build bats check bench clean install \
 	uninstall FORCE fuzz fuzz-bins fuzz-short
 
 -include $(wildcard $(B)/obj/*.d $(B)/pic/*.d)

@@ -98,7 +98,7 @@ struct es_policy {
 	size_t		 arena_used;
 	char		 arena[ES_POLICY_ARENA];
 	/* Index of the builtin name lists, built by es_policy_init. */
-	unsigned short	 names_ix[ES_NAMES_IX];
+	const unsigned short *names_ix;	/* the builtin name index (names_ix.c) */
 };
 
 /* Where a parse failed: "file:line: what". */

@@ -628,8 +628,13 @@ es_names_secret_s(const unsigned short *ix, const char *name, size_t len,
 int
 es_names_selfcheck(void)
 {
+	unsigned short ix[ES_NAMES_IX];
 	size_t i;
 	unsigned c;
+
+	/* names_ix.c must be regenerated (make names-ix) when a list changes. */
+	if (es_names_index(ix) != 0 || memcmp(ix, es_names_ix, sizeof(ix)) != 0)
+		return -1;
 
 	for (i = 0; i < es_nprefixes; i++) {
 		c = (unsigned char)es_prefixes[i].pfx[0];

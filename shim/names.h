@@ -3,8 +3,8 @@
  *
  * Internal to the pure engine (policy.c, parse.c, tests).  Every name is
  * compared ASCII case-insensitively.  Lookups go through an open-addressed
- * index that es_policy_init() builds into struct es_policy (names_ix), so
- * the tables here stay const and nothing is computed per call.
+ * index, es_names_ix, computed at build time (names_ix.c, `make names-ix`)
+ * and pointed to by struct es_policy, so nothing is computed per process.
  */
 #ifndef ES_NAMES_H
 #define ES_NAMES_H
@@ -51,6 +51,9 @@ extern const size_t		es_nprefixes;
 
 /* Fills ix (ES_NAMES_IX slots).  Returns 0, or -1 if a name is listed twice. */
 int		es_names_index(unsigned short *ix);
+
+/* What es_names_index gives, precomputed (names_ix.c). */
+extern const unsigned short	es_names_ix[ES_NAMES_IX];
 
 /* Case-insensitive 32-bit FNV-1a of a name, as the index uses it. */
 uint32_t	es_names_hash(const char *s, size_t n);
