@@ -482,6 +482,15 @@ echo "depth=$D"; exec /usr/bin/env'
 
 # ---- where LD_PRELOAD cannot reach: the gaps, shown to be real ----
 
+# contained ARGS: the same agent started by `envshim --contain`, where
+# ld.so.preload in the agent's namespace brings the shim back into programs
+# started behind its back.
+contained() {
+	env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+		XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" GITHUB_TOKEN="$GH" \
+		"$ENVSHIM" --policy "$BATS_TEST_TMPDIR/nosandbox" --contain -- "$@"
+}
+
 @test "GAP: an inline execve syscall (Go, static code) skips the filter for one hop; the next hop is filtered" {
 	# The leak is real: the grandchild gets the injected function.
 	run hostile -m inline -e "BASH_FUNC_ls%%=() { echo pwned; }" -e NODE_OPTIONS=--inspect \
@@ -496,6 +505,13 @@ echo "depth=$D"; exec /usr/bin/env'
 		-- /usr/bin/env /bin/bash -c 'ls / >/dev/null; env'
 	! grep -q pwned <<<"$output"
 	! grep -q '^NODE_OPTIONS=' <<<"$output"
+	# And contain mode closes the hop: ld.so.preload loads the shim into the
+	# program the raw syscall started, which filters itself before main.
+	run contained "$SPAWN" execve "$CRAFT" -m inline -e "BASH_FUNC_ls%%=() { echo pwned; }" \
+		-e NODE_OPTIONS=--inspect -- /bin/bash -c 'ls / >/dev/null; echo "node_options=$NODE_OPTIONS"'
+	[ "$status" -eq 0 ]
+	! grep -q pwned <<<"$output"
+	grep -qx 'node_options=' <<<"$output"
 }
 
 @test "GAP: execve looked up on dlopen(libc.so.6) skips the filter for one hop; the next hop is filtered" {
@@ -504,6 +520,9 @@ echo "depth=$D"; exec /usr/bin/env'
 	grep -q '^NODE_OPTIONS=--inspect' <<<"$output"
 	assert_shim_no_secrets
 	run hostile -m dlsym -e NODE_OPTIONS=--inspect -- /usr/bin/env /usr/bin/env
+	! grep -q '^NODE_OPTIONS=' <<<"$output"
+	run contained "$SPAWN" execve "$CRAFT" -m dlsym -e NODE_OPTIONS=--inspect -- /usr/bin/env
+	[ "$status" -eq 0 ]
 	! grep -q '^NODE_OPTIONS=' <<<"$output"
 }
 
@@ -519,6 +538,7 @@ echo "depth=$D"; exec /usr/bin/env'
 
 @test "GAP: with unfollowable allow, a static program drops the shim for everything below it" {
 	policy 'unfollowable allow'
+	cp "$BATS_TEST_TMPDIR/policy" "$BATS_TEST_TMPDIR/nosandbox"
 	run agent "$POL" -- "$SPAWN" execve "$SCRAFT" -u LD_PRELOAD \
 		-e "BASH_FUNC_ls%%=() { echo pwned; }" -- /bin/bash -c 'ls /; env'
 	[ "$status" -eq 0 ]
@@ -527,4 +547,10 @@ echo "depth=$D"; exec /usr/bin/env'
 	! grep -q '^LD_PRELOAD=' <<<"$output"
 	# What covers it: the agent's exec filtered what the static program got.
 	! grep -q -e "$GH" -e "$AWSK" -e '^NODE_OPTIONS=' <<<"$output"
+	# And contain mode brings the shim back below the static program.
+	run contained "$SPAWN" execve "$SCRAFT" -u LD_PRELOAD \
+		-e "BASH_FUNC_ls%%=() { echo pwned; }" -- /bin/bash -c 'ls / >/dev/null; echo done'
+	[ "$status" -eq 0 ]
+	grep -qx done <<<"$output"
+	! grep -q pwned <<<"$output"
 }
