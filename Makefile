@@ -70,7 +70,7 @@ $(B)/envshim: $(CMD_OBJS)
 	$(CC) -pie $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS)
 
 $(B)/envshim-sandbox: $(SBX_OBJS)
-	$(CC) -pie $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(SBX_OBJS)
+	$(CC) -pie $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(SBX_OBJS) -ldl
 
 # ---- tests ----
 
