@@ -120,7 +120,7 @@ no_secrets() {
 @test "nothing changes outside the namespace, during the run and after it" {
 	[ ! -e /etc/ld.so.preload ]
 	contain -- "$AGENT" run /bin/sh -c 'cat /etc/ld.so.preload; sleep 2' \
-		>"$BATS_TEST_TMPDIR/out" 2>&1 &
+		>"$BATS_TEST_TMPDIR/out" 2>&1 3>&- &
 	sleep 1
 	[ ! -e /etc/ld.so.preload ]
 	[ ! -e /etc/envshim/contain ]

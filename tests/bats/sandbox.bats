@@ -106,7 +106,7 @@ policy() {
 }
 
 @test "another process of the same user cannot be read, not even its environ" {
-	"${ASUSER[@]}" SECRET_TOKEN=do-not-leak-42 sleep 300 &
+	"${ASUSER[@]}" SECRET_TOKEN=do-not-leak-42 sleep 300 >/dev/null 2>&1 3>&- &
 	BGPID=$!
 	sleep 0.2
 	grep -q do-not-leak-42 /proc/$BGPID/environ	# it is there outside
@@ -172,7 +172,8 @@ policy() {
 	mkdir -p "$ROOT/run"
 	[ "$(id -u)" = 0 ] && chown 65534 "$ROOT/run"
 	"${ASUSER[@]}" python3 -c 'import socket,sys,time
-s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); time.sleep(60)' "$ROOT/run/agent.sock" &
+s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); time.sleep(60)' "$ROOT/run/agent.sock" \
+		>/dev/null 2>&1 3>&- &
 	BGPID=$!
 	for _ in $(seq 50); do [ -S "$ROOT/run/agent.sock" ] && break; sleep 0.1; done
 	run user XDG_RUNTIME_DIR="$ROOT/run" "$SBX" -- python3 -c 'import socket,sys,os
@@ -228,16 +229,17 @@ except OSError as e:
 	[ "$(cat "$WS/.vscode/tasks.json")" = '{}' ]
 }
 
-# A loopback listener outside; prints its port.
+# A loopback listener outside; its port in $port.  Not in a $(subshell):
+# teardown must know its pid, and it must not hold bats' fd 3 open.
 listen() {
 	python3 -c 'import socket,sys,time
 s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(5)
 print(s.getsockname()[1], flush=True)
 while True:
-    c,_=s.accept(); c.sendall(b"hello\n"); c.close()' >"$ROOT/port" &
+    c,_=s.accept(); c.sendall(b"hello\n"); c.close()' >"$ROOT/port" 2>/dev/null 3>&- &
 	BGPID=$!
 	for _ in $(seq 50); do [ -s "$ROOT/port" ] && break; sleep 0.1; done
-	cat "$ROOT/port"
+	port=$(cat "$ROOT/port")
 }
 
 CONNECT='import socket,sys
@@ -247,7 +249,7 @@ except OSError as e:
     print("unreachable", e.errno)'
 
 @test "network off: a loopback listener outside is unreachable" {
-	port=$(listen)
+	listen
 	policy "network off"
 	run sbx --policy "$ROOT/policy" -- python3 -c "$CONNECT" "$port"
 	[ "$status" -eq 0 ]
@@ -257,7 +259,7 @@ except OSError as e:
 }
 
 @test "network on: the same listener is reachable" {
-	port=$(listen)
+	listen
 	policy "network on"
 	run sbx --policy "$ROOT/policy" -- python3 -c "$CONNECT" "$port"
 	[ "$status" -eq 0 ]
@@ -341,7 +343,7 @@ rawstatus() {
 # ignore a non-interactive shell gives background jobs); waits for "ready".
 start_bg() {
 	"${ASUSER[@]}" perl -e '$SIG{INT}="DEFAULT"; $SIG{QUIT}="DEFAULT"; exec @ARGV' \
-	    "$SBX" -- "$@" >"$ROOT/out" 2>&1 &
+	    "$SBX" -- "$@" >"$ROOT/out" 2>&1 3>&- &
 	BGPID=$!
 	for _ in $(seq 100); do grep -q ready "$ROOT/out" 2>/dev/null && break; sleep 0.05; done
 	grep -q ready "$ROOT/out"
@@ -376,7 +378,7 @@ interrupt() {
 }
 
 @test "killing the helper's caller kills the sandboxed command" {
-	"${ASUSER[@]}" bash -c '"$1" -- sleep 31337.5 & wait' _ "$SBX" &
+	"${ASUSER[@]}" bash -c '"$1" -- sleep 31337.5 & wait' _ "$SBX" >/dev/null 2>&1 3>&- &
 	BGPID=$!
 	for _ in $(seq 100); do pgrep -f "sleep 31337.5" >/dev/null && break; sleep 0.05; done
 	pgrep -f "sleep 31337.5" >/dev/null
