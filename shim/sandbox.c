@@ -84,7 +84,7 @@ struct msg {
 };
 
 /* One mount init makes; the outer decided its kind. */
-enum mnt_kind { MK_RW, MK_HIDE_DIR, MK_HIDE_FILE, MK_RO };
+enum mnt_kind { MK_RW, MK_HIDE_DIR, MK_HIDE_FILE, MK_RO, MK_KEEP };
 struct mnt {
 	int		 kind;
 	int		 host_ro;	/* MK_RW: already read-only on the host */
@@ -541,8 +541,8 @@ setup_mounts(const struct plan *pl)
 	/* hold the writable paths: the private /tmp may cover them */
 	for (i = 0; i < pl->nmnt; i++) {
 		src[i] = -1;
-		if (pl->mnt[i].kind == MK_RW && (src[i] = open(pl->mnt[i].path,
-		    O_PATH | O_CLOEXEC)) == -1)
+		if ((pl->mnt[i].kind == MK_RW || pl->mnt[i].kind == MK_KEEP) &&
+		    (src[i] = open(pl->mnt[i].path, O_PATH | O_CLOEXEC)) == -1)
 			fail(pl, S_BIND, (int)i);
 	}
 	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
@@ -557,7 +557,7 @@ setup_mounts(const struct plan *pl)
 	}
 	for (i = 0; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
-		if (m->kind != MK_RW)
+		if (m->kind != MK_RW && m->kind != MK_KEEP)
 			continue;
 		if (fstat(src[i], &st) == -1 ||
 		    make_target(m->path, S_ISDIR(st.st_mode)) == -1 ||
@@ -565,7 +565,8 @@ setup_mounts(const struct plan *pl)
 		    MS_BIND | MS_REC, NULL) == -1)
 			fail(pl, S_BIND, (int)i);
 		close(src[i]);
-		if (!m->host_ro && remount(m->path, 0) == -1)
+		/* MK_KEEP stays as read-only as the root it came from. */
+		if (m->kind == MK_RW && !m->host_ro && remount(m->path, 0) == -1)
 			fail(pl, S_WRITABLE, (int)i);
 	}
 	setup_dev(pl);
@@ -875,6 +876,36 @@ add_rw(struct plan *pl, const char *path)
 		pl->mnt[pl->nmnt - 1].host_ro = 1;
 }
 
+/*
+ * Files that must stay visible inside, read-only, also under /tmp, which
+ * the private /tmp covers: the shim (the shells' children are filtered by
+ * it, and records from inside reach the log) and the command itself.
+ */
+static void
+keep_file(struct plan *pl, const char *path)
+{
+	char *rp;
+
+	if (path == NULL || path[0] != '/' || (rp = realpath(path, NULL)) == NULL)
+		return;
+	if (pl->ws != NULL && covers(pl->ws, rp)) {
+		free(rp);	/* bound writable with the workspace */
+		return;
+	}
+	add_mnt(pl, MK_KEEP, rp);
+}
+
+static void
+keep_shim(struct plan *pl)
+{
+	const char *x = getenv("LD_PRELOAD");
+
+	/* The shim forces exactly one absolute entry; anything else: not ours. */
+	if (x != NULL && strpbrk(x, " :") == NULL)
+		keep_file(pl, x);
+	keep_file(pl, pl->path);
+}
+
 /* An empty stand-in, if the path exists: tmpfs for a directory, else null. */
 static void
 add_hide(struct plan *pl, const char *path)
@@ -945,6 +976,7 @@ plan_mounts(struct plan *pl, const struct es_policy *p, const char *home,
 		add_rw(pl, expand(p->rw[i].s, home, pl->ws));
 	if (log != NULL)
 		add_rw(pl, log);
+	keep_shim(pl);
 	for (i = 0; i < sizeof(default_hide) / sizeof(default_hide[0]); i++)
 		add_hide(pl, expand(default_hide[i], home, pl->ws));
 	for (i = 0; i < p->nhide; i++)
