@@ -356,19 +356,43 @@ is_helper(const struct es_shim *s)
 	    self.st_dev == helper.st_dev && self.st_ino == helper.st_ino;
 }
 
+/*
+ * Only the agent holds the secrets - the launch root and its re-launches -
+ * so only it turns undumpable.  Everything else it runs has a filtered
+ * environment, and undumpable tools break (unshare -r, rootless podman
+ * and gdb cannot write or read their own /proc files).
+ */
+static int
+holds_secrets(const struct es_shim *s, int root, char **argv)
+{
+	struct stat sb;
+	char exe[ES_PATH_MAX];
+	ssize_t r;
+
+	if (root)
+		return !is_helper(s);
+	if (!s->have_agent || s->inside || stat("/proc/self/exe", &sb) != 0 ||
+	    sb.st_dev != s->agent_dev || sb.st_ino != s->agent_ino)
+		return 0;
+	r = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[r > 0 ? r : 0] = '\0';
+	return s->agent_script == 0 || es_agent_script(exe, argv) == s->agent_script;
+}
+
 void
 es_shim_init(struct es_shim *s, char **argv)
 {
 	char *vars[ES_NFORCED + 1], *cbuf = NULL;
 	size_t k = 0;
-	int contain;
+	int contain, root;
 
 	find_self(s);
 	find_loader(s);
 	contain = read_contain(s, &cbuf, vars);
+	root = contain == 0 && getenv("ENVSHIM_LAUNCH") == NULL;
 	if (contain > 0)
 		init_child(s, vars);
-	else if (contain == 0 && getenv("ENVSHIM_LAUNCH") == NULL)
+	else if (root)
 		es_root_init(s, getenv("ENVSHIM_POLICY"), getenv("ENVSHIM_MODE"),
 		    environ, "/proc/self/exe", argv);
 	else if (contain == 0)
@@ -388,6 +412,6 @@ es_shim_init(struct es_shim *s, char **argv)
 	s->forced[k] = NULL;
 	if (contain != 0)
 		contain_self(s, argv);
-	if (!s->broken && s->pol.protect_self && !is_helper(s))
+	if (!s->broken && s->pol.protect_self && holds_secrets(s, root, argv))
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
