@@ -1,0 +1,133 @@
+#!/usr/bin/env bats
+# The redirect: every shell the agent starts runs in envshim-sandbox, and
+# what runs there is still filtered and still logged.  Run as nobody, from
+# a copy of the build under /tmp - which the sandbox's private /tmp covers,
+# so these also prove the shim stays loadable inside.
+
+load common
+
+setup() {
+	nobody_dirs
+	cd "$BATS_TEST_TMPDIR/ws"
+	OUTER_NS=$(readlink /proc/self/ns/user)
+}
+
+# agent_nobody [VAR=VALUE...] -- PROG ARGS: an agent run by uid 65534.
+agent_nobody() {
+	local vars=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do vars+=("$1"); shift; done
+	shift
+	as_nobody env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+		XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" GITHUB_TOKEN="$GH" \
+		AWS_SECRET_ACCESS_KEY="$AWSK" NODE_OPTIONS="--require /tmp/evil.js" \
+		SSH_AUTH_SOCK=/tmp/agent.sock BASH_ENV=/tmp/evil.sh HARMLESS=yes \
+		"${vars[@]}" LD_PRELOAD="$SHIM" "$@"
+}
+
+records() {
+	cat "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl"
+}
+
+@test "bash -c runs in new namespaces, filtered, with the shim loaded inside" {
+	run agent_nobody -- "$SPAWN" execvp bash -c \
+		'readlink /proc/self/ns/user; grep -c libenvshim /proc/self/maps; env; ls /proc | grep -c "^[0-9]"'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" != "$OUTER_NS" ]
+	[ "${lines[1]}" -ge 1 ]
+	assert_filtered
+	grep -q '^ENVSHIM_SANDBOX_NS=' <<<"$output"
+	[ "${lines[-1]}" -le 6 ]
+	records | grep '"path":"/usr/bin/bash"' | grep -q '"action":"sandbox"'
+}
+
+@test "what a sandboxed shell runs is filtered again and logged as from inside" {
+	run agent_nobody -- "$SPAWN" execvp bash -c \
+		'export NODE_OPTIONS=--inspect GH_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyz; /usr/bin/env'
+	[ "$status" -eq 0 ]
+	! grep -q -e '^NODE_OPTIONS=' -e '^GH_TOKEN=' <<<"$output"
+	records | grep '"path":"/usr/bin/env"' | grep '"inside":true' |
+		grep -q '{"name":"GH_TOKEN","reason":"secret-name"}'
+}
+
+@test "nested shells stay in the sandbox's namespace, wrapped once" {
+	run agent_nobody -- "$SPAWN" execvp bash -c \
+		'readlink /proc/self/ns/user; bash -c "readlink /proc/self/ns/user; sh -c \"readlink /proc/self/ns/user\""'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" != "$OUTER_NS" ]
+	[ "${lines[0]}" = "${lines[1]}" ]
+	[ "${lines[1]}" = "${lines[2]}" ]
+	[ "$(records | grep -c '"action":"sandbox"')" -eq 1 ]
+}
+
+@test "system(), popen(), a #! script and the ENOEXEC fallback all go to the sandbox" {
+	printf '#!/bin/sh\nreadlink /proc/self/ns/user\n' >"$BATS_TEST_TMPDIR/ws/s.sh"
+	printf 'readlink /proc/self/ns/user\n' >"$BATS_TEST_TMPDIR/ws/noshebang"
+	chmod 755 "$BATS_TEST_TMPDIR/ws/s.sh" "$BATS_TEST_TMPDIR/ws/noshebang"
+	local how
+	for how in "system readlink\ /proc/self/ns/user" "popen readlink\ /proc/self/ns/user" \
+		"execve $BATS_TEST_TMPDIR/ws/s.sh" "execvp $BATS_TEST_TMPDIR/ws/noshebang"; do
+		eval "set -- $how"
+		run agent_nobody -- "$SPAWN" "$@"
+		echo "$how: $output"
+		[ "$status" -eq 0 ]
+		[ "$output" != "$OUTER_NS" ]
+		[[ "$output" == user:* ]]
+	done
+}
+
+@test "a static program goes to the sandbox by default (unfollowable sandbox)" {
+	run agent_nobody -- "$SPAWN" execve "$BATS_TEST_TMPDIR/bin/static_hello"
+	[ "$status" -eq 0 ]
+	[ "$output" = "static hello" ]
+	records | grep '"path":"'"$BATS_TEST_TMPDIR"'/bin/static_hello"' | grep -q '"action":"sandbox"'
+}
+
+@test "no environment variable makes the shim skip the sandbox" {
+	local mine
+	mine=$(stat -L -c %i /proc/self/ns/user):$(stat -L -c %i /proc/self/ns/mnt)
+	run agent_nobody ENVSHIM_SANDBOX_NS="$mine" -- "$SPAWN" execvp bash -c 'readlink /proc/self/ns/user'
+	[ "$status" -eq 0 ]
+	[ "$output" != "$OUTER_NS" ]
+	# Nor does a namespace a tool makes itself, with the variable to match:
+	# python in its own user namespace execs bash claiming to be inside.
+	run agent_nobody -- "$SPAWN" execvp unshare -Ur python3 -c '
+import os
+ns = "%d:%d" % (os.stat("/proc/self/ns/user").st_ino, os.stat("/proc/self/ns/mnt").st_ino)
+print(os.readlink("/proc/self/ns/user"), flush=True)
+os.execve("/bin/bash", ["bash", "-c", "readlink /proc/self/ns/user"], dict(os.environ, ENVSHIM_SANDBOX_NS=ns))'
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" != "${lines[1]}" ]
+	[ "$(records | grep '"path":"/bin/bash"' | grep -c '"action":"sandbox"')" -eq 1 ]
+}
+
+@test "a sandboxed shell cannot read the agent's environment through /proc" {
+	run agent_nobody -- "$SPAWN" execvp bash -c \
+		'cat /proc/$PPID/environ 2>&1 | tr "\0" "\n" | grep -c GITHUB_TOKEN; for p in /proc/[0-9]*; do cat $p/environ 2>/dev/null; done | tr "\0" "\n" | grep -c "$GH" || true'
+	! grep -q "$GH" <<<"$output"
+	records | grep -q '"action":"sandbox"'
+}
+
+@test "sandbox off runs shells directly (and says so in the record)" {
+	printf 'sandbox off\n' >"$BATS_TEST_TMPDIR/p"
+	chmod 644 "$BATS_TEST_TMPDIR/p"
+	run agent_nobody ENVSHIM_POLICY="$BATS_TEST_TMPDIR/p" -- "$SPAWN" execvp bash -c 'readlink /proc/self/ns/user'
+	[ "$status" -eq 0 ]
+	[ "$output" = "$OUTER_NS" ]
+	records | grep '"path":"/usr/bin/bash"' | grep -q '"action":"run"'
+}
+
+@test "only the agent is undumpable: the tools it runs are not" {
+	run agent_nobody -- python3 -c '
+import subprocess
+def me():
+    try:
+        open("/proc/self/environ").read(); return "dumpable"
+    except PermissionError:
+        return "undumpable"
+print("agent", me(), flush=True)
+subprocess.run(["python3", "-c", "open(\"/proc/self/environ\").read(); print(\"tool dumpable\")"])'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "agent undumpable" ]
+	[ "${lines[1]}" = "tool dumpable" ]
+}
