@@ -188,6 +188,14 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBDIR)/envshim $(DESTDIR)$(LIBEXECDIR)/envshim \
 	    2>/dev/null
 
+# A small stand-in agent run without and with envshim (examples/demo/).
+$(B)/demo/agent: examples/demo/agent.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -o $@ $<
+
+demo: all $(B)/demo/agent
+	@sh examples/demo/run.sh $(B)
+
 clean:
 	rm -rf $(B)
 
@@ -197,7 +205,7 @@ names-ix: $(B)/obj/names.o $(B)/obj/names_ix.o
 	    $(B)/obj/names.o $(B)/obj/names_ix.o
 	$(B)/gen_names_ix >shim/names_ix.c.new && mv shim/names_ix.c.new shim/names_ix.c
 
-.PHONY: all deps names-ix unit unit-asan clang-build bats check bench clean install \
+.PHONY: all deps names-ix unit unit-asan clang-build bats check bench demo clean install \
 	uninstall FORCE fuzz fuzz-bins fuzz-short
 
 -include $(wildcard $(B)/obj/*.d $(B)/pic/*.d)
