@@ -4,7 +4,8 @@
 set -u
 pkgs=""
 have_cmocka() {
-	[ -f /usr/include/cmocka.h ] && ls /usr/lib/*/libcmocka.so* /usr/lib/libcmocka.so* >/dev/null 2>&1
+	[ -f /usr/include/cmocka.h ] && { ls /usr/lib/*/libcmocka.so* ||
+		ls /usr/lib/libcmocka.so*; } >/dev/null 2>&1
 }
 have_cmocka || pkgs="$pkgs libcmocka-dev"
 command -v bats >/dev/null 2>&1 || pkgs="$pkgs bats"
