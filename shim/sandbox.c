@@ -597,9 +597,13 @@ drop_caps(void)
 	struct __user_cap_data_struct d[2];
 	int c;
 
+	/* EINVAL: past the kernel's last capability, nothing more to drop */
 	for (c = 0; c < 64; c++)
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == -1 && errno != EINVAL)
-			return -1;
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == -1) {
+			if (errno != EINVAL || c == 0)
+				return -1;
+			break;
+		}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1 &&
 	    errno != EINVAL)
 		return -1;
@@ -888,8 +892,9 @@ keep_file(struct plan *pl, const char *path)
 
 	if (path == NULL || path[0] != '/' || (rp = realpath(path, NULL)) == NULL)
 		return;
-	if (pl->ws != NULL && covers(pl->ws, rp)) {
-		free(rp);	/* bound writable with the workspace */
+	/* elsewhere the read-only root shows it; the workspace is bound */
+	if (!covers("/tmp", rp) || (pl->ws != NULL && covers(pl->ws, rp))) {
+		free(rp);
 		return;
 	}
 	add_mnt(pl, MK_KEEP, rp);
@@ -949,13 +954,16 @@ log_path(const struct es_policy *p, const char *home)
 		    home);
 	else
 		return NULL;
-	for (s = buf + 1; (s = strchr(s, '/')) != NULL; s++) {
+	fd = open(buf, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	for (s = buf + 1; fd == -1 && errno == ENOENT &&
+	    (s = strchr(s, '/')) != NULL; s++) {
 		*s = '\0';
 		(void)mkdir(buf, 0700);
 		*s = '/';
+		fd = open(buf, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
 	}
-	fd = open(buf, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
 	if (fd == -1)
 		return NULL;
 	close(fd);
