@@ -606,7 +606,8 @@ putarg(struct out *o, const char *s)
 	size_t	n = strlen(s), i;
 	int	q = 0;
 
-	if (n == 0 || s[0] == '"' || isws(s[0]) || isws(s[n - 1]))
+	/* A leading '#' would read back as a comment (found by fuzz_policy). */
+	if (n == 0 || s[0] == '"' || s[0] == '#' || isws(s[0]) || isws(s[n - 1]))
 		q = 1;
 	for (i = 1; i < n && !q; i++)
 		if (s[i] == '#' && isws(s[i - 1]))

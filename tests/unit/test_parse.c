@@ -554,7 +554,9 @@ static const char rich[] =
     "capability WAYLAND_*\nchanged npm_config_*\n"
     "set EDITOR=vi\nset \"PS1= $ \"\nshell nu\nshell xonsh\n"
     "rw ~/.cache\nrw /tmp/b\nro .git/hooks\nro /etc/ssl\n"
-    "hide ~/.ssh\nhide .env\n";
+    "hide ~/.ssh\nhide .env\n"
+    /* a relative path starting '#': printed bare it read back as a comment */
+    "hide \"#notes\"\n";
 
 static void
 same_policy(const struct es_policy *a, const struct es_policy *b)
