@@ -88,6 +88,7 @@ enum mnt_kind { MK_RW, MK_HIDE_DIR, MK_HIDE_FILE, MK_RO, MK_KEEP };
 struct mnt {
 	int		 kind;
 	int		 host_ro;	/* MK_RW: already read-only on the host */
+	int		 mkdir;		/* MK_RO: a missing last directory is made */
 	const char	*path;		/* absolute; MK_RO: relative to the workspace */
 };
 
@@ -407,7 +408,14 @@ protect_ro(const struct plan *pl, int item)
 			break;
 		memcpy(comp, s, n);
 		comp[n] = '\0';
-		if ((fd = open_nofollow(dfd, comp)) < 0) {
+		/*
+		 * A repository without .git/hooks would let the command create
+		 * one that runs later, outside: an empty one is made and locked.
+		 */
+		if ((fd = open_nofollow(dfd, comp)) == -1 && errno == ENOENT &&
+		    e == NULL && pl->mnt[item].mkdir && mkdirat(dfd, comp, 0755) == 0)
+			fd = open_nofollow(dfd, comp);
+		if (fd < 0) {
 			if (fd == -2)
 				fail(pl, S_RO_LINK, item);
 			if (errno == ENOENT || errno == ENOTDIR)
@@ -996,7 +1004,10 @@ plan_mounts(struct plan *pl, const struct es_policy *p, const char *home,
 	if ((x = getenv("SSH_AUTH_SOCK")) != NULL)
 		add_hide(pl, x);
 	for (i = 0; i < sizeof(default_ro) / sizeof(default_ro[0]); i++)
+	{
 		add_mnt(pl, MK_RO, default_ro[i]);
+		pl->mnt[pl->nmnt - 1].mkdir = strcmp(default_ro[i], ".git/hooks") == 0;
+	}
 	for (i = 0; i < p->nro; i++) {
 		x = p->ro[i].s;
 		if (x[0] == '/' || x[0] == '~') {

@@ -208,6 +208,17 @@ except OSError as e:
 	! grep -q hooksPath "$WS/.git/config"
 }
 
+@test "a repository without .git/hooks gets an empty, read-only one" {
+	git init -q "$WS"
+	rm -rf "$WS/.git/hooks"
+	[ "$(id -u)" = 0 ] && chown -R 65534:65534 "$WS"
+	run sbx -- sh -c 'mkdir -p .git/hooks 2>/dev/null; echo evil >.git/hooks/post-checkout 2>&1 || echo hooks-ro'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *hooks-ro* ]]
+	[ -d "$WS/.git/hooks" ]
+	[ ! -e "$WS/.git/hooks/post-checkout" ]
+}
+
 @test "a symlink planted at a protected path is refused, not followed" {
 	mkdir -p "$WS/.git" "$WS/elsewhere"
 	ln -s ../elsewhere "$WS/.git/hooks"
