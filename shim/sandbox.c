@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 
 #include <linux/capability.h>
+#include <linux/keyctl.h>
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -59,7 +60,7 @@ enum step {
 	S_MAP_UID, S_SETGROUPS, S_MAP_GID, S_ROOT_RO, S_BIND, S_WRITABLE,
 	S_TMP, S_DEV, S_DEVNODE, S_PTS, S_SHM, S_HIDE, S_RO_OPEN, S_RO_LINK,
 	S_RO_PIN, S_RO, S_PROC, S_CHDIR, S_NSID, S_CAPS, S_SETSID,
-	S_PDEATHSIG, S_PARENT, S_FORK, S_EXEC
+	S_KEYRING, S_PDEATHSIG, S_PARENT, S_FORK, S_EXEC
 };
 
 static const char *const step_name[] = {
@@ -69,7 +70,8 @@ static const char *const step_name[] = {
 	"mount /dev/shm", "hide a path", "open a ro path",
 	"ro path is a symlink", "pin a ro path's directory",
 	"make a ro path read-only", "mount /proc", "chdir", "read namespace ids",
-	"drop capabilities", "setsid", "PR_SET_PDEATHSIG", "parent exited",
+	"drop capabilities", "setsid", "join a new session keyring",
+	"PR_SET_PDEATHSIG", "parent exited",
 	"fork", "exec"
 };
 
@@ -721,6 +723,14 @@ init_main(struct plan *pl)
 		fail(pl, S_CAPS, -1);
 	if (setsid() == -1)
 		fail(pl, S_SETSID, -1);
+	/*
+	 * A session keyring of its own: the caller's holds the user's keys,
+	 * which KEYCTL_SEARCH and KEYCTL_READ from inside would hand over.
+	 * A kernel without keys has nothing to hide.
+	 */
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) == -1 &&
+	    errno != ENOSYS)
+		fail(pl, S_KEYRING, -1);
 	fwd_group = 1;
 	catch_signals();
 	if ((cmd = fork()) == -1)
