@@ -430,6 +430,22 @@ echo "depth=$D"; exec /usr/bin/env'
 	[ "$(audit_log | grep -c '"path":"[a-z/]*/bash"')" -ge 20 ]
 }
 
+@test "nested shells 20 deep under the default policy: one sandbox, the innermost filtered" {
+	local cmd='export NODE_OPTIONS=--level$D GH_TOKEN='"$GH"'
+if [ "$D" -lt 20 ]; then D=$((D + 1)) exec bash -c "$0" "$0"; fi
+readlink /proc/self/ns/user; exec /usr/bin/env'
+	run agent D=1 -- "$SPAWN" execve /bin/bash -c "$cmd" "$cmd"
+	[ "$status" -eq 0 ]
+	assert_shim_no_secrets
+	! grep -q -e '^NODE_OPTIONS=' -e '^GH_TOKEN=' <<<"$output"
+	# The innermost shell is in a user namespace of the sandbox, not ours.
+	[ "$(grep '^user:' <<<"$output")" != "$(readlink /proc/self/ns/user)" ]
+	grep -q '^ENVSHIM_SANDBOX_NS=' <<<"$output"
+	# One redirect into the helper; the 19 shells below it ran inside.
+	[ "$(audit_log | grep -c '"action":"sandbox"')" -eq 1 ]
+	[ "$(audit_log | grep '"path":"[a-z/]*/bash"' | grep -c '"inside":true')" -ge 19 ]
+}
+
 # ---- through real tools, each re-adding what was dropped ----
 
 @test "make, xargs, find -exec, nohup, setsid, timeout, script: re-added injections never arrive" {
