@@ -157,6 +157,17 @@ fuzz: $(FUZZ_BINS)
 fuzz-short:
 	@$(MAKE) --no-print-directory fuzz FUZZ_LIMIT="-seed=1 -runs=$(FUZZ_SHORT_RUNS)"
 
+# docs/security.md from a real run of the hostile suites and the fuzzers
+# (REPORT_FUZZ_SECONDS each); the report says what failed, then make fails.
+REPORT_FUZZ_SECONDS ?= 60
+security-report: all $(PROG_BINS) $(FUZZ_BINS)
+	@mkdir -p $(B)/report
+	@for t in bypass escape stress; do echo "== bats $$t"; \
+	    bats --tap tests/bats/$$t.bats >$(B)/report/$$t.tap 2>&1 || true; done
+	@rm -f $(B)/fuzz/*.log
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(REPORT_FUZZ_SECONDS)
+	python3 tests/security_report.py $(B) docs/security.md
+
 # Benchmarks against the floor and peers (tests/bench/run.py); not in check.
 # Builds what it can: a missing product is reported by the run, not hidden.
 bench:
@@ -209,6 +220,6 @@ names-ix: $(B)/obj/names.o $(B)/obj/names_ix.o
 	$(B)/gen_names_ix >shim/names_ix.c.new && mv shim/names_ix.c.new shim/names_ix.c
 
 .PHONY: all deps names-ix unit unit-asan clang-build bats check bench demo clean install \
-	uninstall FORCE fuzz fuzz-bins fuzz-short
+	uninstall FORCE fuzz fuzz-bins fuzz-short security-report
 
 -include $(wildcard $(B)/obj/*.d $(B)/pic/*.d)
