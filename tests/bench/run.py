@@ -568,11 +568,15 @@ def bench_ctor(home, shim_err, child_env, snoopy):
 def bench_sandbox(home):
     log("== sandbox: sh -c true x%d, %d rounds" % (SBX_N, SBX_ROUNDS))
     ws = tempfile.mkdtemp(prefix="envshim-bench-ws.")
+    # The helper refuses a workspace that is HOME or holds it: a project
+    # directory and a home of their own, as a user has.
+    hd = tempfile.mkdtemp(prefix="envshim-bench-home.")
     try:
-        os.chmod(ws, 0o755)
-        if os.geteuid() == 0:
-            os.chown(ws, NOBODY, NOBODY)
-        env = dict(dev_env(ws))
+        for d in (ws, hd):
+            os.chmod(d, 0o755)
+            if os.geteuid() == 0:
+                os.chown(d, NOBODY, NOBODY)
+        env = dict(dev_env(hd))
         env["ENVSHIM_WORKSPACE"] = ws
         sh = ["/bin/sh", "-c", "true"]
         subjects = [
@@ -615,6 +619,7 @@ def bench_sandbox(home):
                     "<=0.5x bwrap, <=1.5x unshare")
     finally:
         shutil.rmtree(ws, ignore_errors=True)
+        shutil.rmtree(hd, ignore_errors=True)
 
 
 # ---- 5. memory -------------------------------------------------------------
