@@ -142,8 +142,8 @@ ATTACK`; the real shim sends it into `envshim-sandbox`.  Runs as uid 65534.
 
 ## Fuzzing
 
-`make fuzz FUZZ_SECONDS=N` runs each target N seconds (`make check` runs 15 s
-each).  Seeds in `tests/fuzz/corpus/`; what a run found is kept in
+`make fuzz FUZZ_SECONDS=N` runs each target N seconds; `make check` runs a
+deterministic pass (seed 1, 200,000 inputs each).  Seeds in `tests/fuzz/corpus/`; what a run found is kept in
 `{build}/fuzz/T.corpus`.
 
 {fuzz_table}
