@@ -114,11 +114,18 @@ clang-build:
 bats: all $(PROG_BINS)
 	bats --print-output-on-failure tests/bats
 
+# The command and the helper under ASan+UBSan for sanitize.bats (never the
+# preloaded shim: ASan must be the first library a process loads).
+asan-bins:
+	$(MAKE) --no-print-directory B=$(B)/asan-bin \
+	    CFLAGS="-O1 -g $(ASAN_FLAGS)" $(B)/asan-bin/envshim $(B)/asan-bin/envshim-sandbox
+
 check: deps
 	$(MAKE) --no-print-directory all
 	$(MAKE) --no-print-directory clang-build
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory unit-asan
+	$(MAKE) --no-print-directory asan-bins
 	$(MAKE) --no-print-directory bats
 	$(MAKE) --no-print-directory fuzz-short
 
@@ -219,7 +226,7 @@ names-ix: $(B)/obj/names.o $(B)/obj/names_ix.o
 	    $(B)/obj/names.o $(B)/obj/names_ix.o
 	$(B)/gen_names_ix >shim/names_ix.c.new && mv shim/names_ix.c.new shim/names_ix.c
 
-.PHONY: all deps names-ix unit unit-asan clang-build bats check bench demo clean install \
+.PHONY: all deps names-ix unit unit-asan asan-bins clang-build bats check bench demo clean install \
 	uninstall FORCE fuzz fuzz-bins fuzz-short security-report
 
 -include $(wildcard $(B)/obj/*.d $(B)/pic/*.d)

@@ -868,7 +868,7 @@ workspace(const char *home)
 	return ws;
 }
 
-static void
+static int
 add_mnt(struct plan *pl, int kind, const char *path)
 {
 	size_t i;
@@ -876,12 +876,13 @@ add_mnt(struct plan *pl, int kind, const char *path)
 	for (i = 0; i < pl->nmnt; i++)
 		if (pl->mnt[i].kind == kind &&
 		    strcmp(pl->mnt[i].path, path) == 0)
-			return;
+			return 0;
 	if (pl->nmnt == NMNT)
 		refuse("too many sandbox paths (at most %d)", NMNT);
 	pl->mnt[pl->nmnt].kind = kind;
 	pl->mnt[pl->nmnt].path = path;
 	pl->nmnt++;
+	return 1;
 }
 
 /* A writable bind, if the path exists. */
@@ -891,9 +892,12 @@ add_rw(struct plan *pl, const char *path)
 	struct statvfs sv;
 	char *rp;
 
-	if ((rp = realpath(path, NULL)) == NULL)
+	if (path == NULL || (rp = realpath(path, NULL)) == NULL)
 		return;
-	add_mnt(pl, MK_RW, rp);
+	if (!add_mnt(pl, MK_RW, rp)) {
+		free(rp);	/* listed already: its flags stay as they are */
+		return;
+	}
 	if (statvfs(rp, &sv) == 0 && (sv.f_flag & ST_RDONLY))
 		pl->mnt[pl->nmnt - 1].host_ro = 1;
 }
@@ -915,7 +919,8 @@ keep_file(struct plan *pl, const char *path)
 		free(rp);
 		return;
 	}
-	add_mnt(pl, MK_KEEP, rp);
+	if (!add_mnt(pl, MK_KEEP, rp))
+		free(rp);
 }
 
 static void
@@ -929,15 +934,20 @@ keep_shim(struct plan *pl)
 	keep_file(pl, pl->path);
 }
 
-/* An empty stand-in, if the path exists: tmpfs for a directory, else null. */
+/*
+ * An empty stand-in, if the path exists: tmpfs for a directory, else null.
+ * With own, path was allocated for this call and is freed if not kept.
+ */
 static void
-add_hide(struct plan *pl, const char *path)
+add_hide(struct plan *pl, char *path, int own)
 {
 	struct stat st;
 
-	if (path == NULL || path[0] != '/' || stat(path, &st) == -1)
+	if (path != NULL && path[0] == '/' && stat(path, &st) == 0 &&
+	    add_mnt(pl, S_ISDIR(st.st_mode) ? MK_HIDE_DIR : MK_HIDE_FILE, path))
 		return;
-	add_mnt(pl, S_ISDIR(st.st_mode) ? MK_HIDE_DIR : MK_HIDE_FILE, path);
+	if (own)
+		free(path);
 }
 
 static const char *const default_hide[] = {
@@ -998,25 +1008,30 @@ plan_mounts(struct plan *pl, const struct es_policy *p, const char *home,
 	size_t i;
 
 	add_rw(pl, pl->ws);
-	for (i = 0; i < p->nrw; i++)
-		add_rw(pl, expand(p->rw[i].s, home, pl->ws));
+	for (i = 0; i < p->nrw; i++) {
+		char *e = expand(p->rw[i].s, home, pl->ws);
+
+		add_rw(pl, e);	/* keeps its own realpath */
+		free(e);
+	}
 	if (log != NULL)
 		add_rw(pl, log);
 	keep_shim(pl);
 	for (i = 0; i < sizeof(default_hide) / sizeof(default_hide[0]); i++)
-		add_hide(pl, expand(default_hide[i], home, pl->ws));
+		add_hide(pl, expand(default_hide[i], home, pl->ws), 1);
 	for (i = 0; i < p->nhide; i++)
-		add_hide(pl, expand(p->hide[i].s, home, pl->ws));
+		add_hide(pl, expand(p->hide[i].s, home, pl->ws), 1);
 	if ((x = getenv("XDG_RUNTIME_DIR")) != NULL)
-		add_hide(pl, x);
+		add_hide(pl, (char *)x, 0);
 	snprintf(buf, sizeof(buf), "/run/user/%lu", (unsigned long)pl->uid);
-	add_hide(pl, xstrdup(buf));
+	add_hide(pl, xstrdup(buf), 1);
 	if ((x = getenv("SSH_AUTH_SOCK")) != NULL)
-		add_hide(pl, x);
+		add_hide(pl, (char *)x, 0);
 	for (i = 0; i < sizeof(default_ro) / sizeof(default_ro[0]); i++)
 	{
-		add_mnt(pl, MK_RO, default_ro[i]);
-		pl->mnt[pl->nmnt - 1].mkdir = strcmp(default_ro[i], ".git/hooks") == 0;
+		if (add_mnt(pl, MK_RO, default_ro[i]))
+			pl->mnt[pl->nmnt - 1].mkdir =
+			    strcmp(default_ro[i], ".git/hooks") == 0;
 	}
 	for (i = 0; i < p->nro; i++) {
 		x = p->ro[i].s;
@@ -1243,7 +1258,8 @@ main(int argc, char *argv[])
 	static struct plan pl;
 	static struct es_policy pol;
 	struct es_parse_err perr;
-	const char *polfile = NULL, *argv0 = NULL, *cfg, *home, *log;
+	const char *polfile = NULL, *argv0 = NULL, *cfg, *home;
+	static char *log;	/* held, like the plan, until the process ends */
 	char why[512], eb[128], cwd[ES_PATH_MAX];
 	int msgp[2], alivep[2], flags, i, st, got = 0, pe;
 	struct msg m, fmsg;
