@@ -22,7 +22,7 @@
 #define ES_LOG_LINE		8192	/* one audit record, one write(2) */
 #define ES_STACK_ENV		512	/* envp entries handled on the stack; more: mmap */
 #define ES_PATH_ENTRIES_MAX	1024	/* PATH entries kept; more: PATH drops */
-#define ES_MAX_ARGS		4096	/* execl-family arguments */
+#define ES_MAX_ARGS		1024	/* execl-family arguments (8 KiB of stack) */
 #define ES_CONTAIN_SUBMOUNTS	64	/* mounts under /etc that --contain keeps */
 
 #endif

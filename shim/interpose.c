@@ -286,75 +286,70 @@ execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 
 /*
  * The execl family is variadic; its arguments are gathered on the stack
- * (no VLA: the count is bounded by ES_MAX_ARGS).
+ * (no VLA: the count is bounded by ES_MAX_ARGS) and, for execle, the envp
+ * after the NULL.  A va_list passed down is fine on the ABIs we build for.
  */
-#define GATHER(ap, arg0, args, n)					\
-	do {								\
-		const char *a_ = (arg0);				\
-		(n) = 0;						\
-		while (a_ != NULL && (n) < ES_MAX_ARGS) {		\
-			(args)[(n)++] = (char *)a_;			\
-			a_ = va_arg((ap), const char *);		\
-		}							\
-		(args)[(n)] = NULL;					\
-	} while (0)
+static int
+execl_common(const char *hook, const char *path, const char *arg, va_list ap,
+    int search, int with_env)
+{
+	char *args[ES_MAX_ARGS + 1];
+	char *const *envp = environ;
+	size_t n = 0;
+	struct req r = { hook, path, args, NULL, AT_FDCWD, 0, -1 };
+
+	while (arg != NULL) {
+		if (n == ES_MAX_ARGS) {
+			errno = E2BIG;
+			return -1;
+		}
+		args[n++] = (char *)arg;
+		arg = va_arg(ap, const char *);
+	}
+	args[n] = NULL;
+	if (with_env) {
+		envp = va_arg(ap, char *const *);
+		if (envp == NULL)
+			envp = empty_env;
+	}
+	r.envp = envp;
+	return search ? exec_search(&r) : exec_plain(&r);
+}
 
 ES_API int
 execl(const char *path, const char *arg, ...)
 {
-	char *args[ES_MAX_ARGS + 1];
-	size_t n;
 	va_list ap;
-	struct req r = { "execl", path, args, environ, AT_FDCWD, 0, -1 };
+	int rc;
 
 	va_start(ap, arg);
-	GATHER(ap, arg, args, n);
+	rc = execl_common("execl", path, arg, ap, 0, 0);
 	va_end(ap);
-	if (n == ES_MAX_ARGS) {
-		errno = E2BIG;
-		return -1;
-	}
-	return exec_plain(&r);
+	return rc;
 }
 
 ES_API int
 execle(const char *path, const char *arg, ...)
 {
-	char *args[ES_MAX_ARGS + 1];
-	char *const *envp;
-	size_t n;
 	va_list ap;
-	struct req r = { "execle", path, args, NULL, AT_FDCWD, 0, -1 };
+	int rc;
 
 	va_start(ap, arg);
-	GATHER(ap, arg, args, n);
-	if (n == ES_MAX_ARGS) {
-		va_end(ap);
-		errno = E2BIG;
-		return -1;
-	}
-	envp = va_arg(ap, char *const *);
+	rc = execl_common("execle", path, arg, ap, 0, 1);
 	va_end(ap);
-	r.envp = envp != NULL ? envp : empty_env;
-	return exec_plain(&r);
+	return rc;
 }
 
 ES_API int
 execlp(const char *file, const char *arg, ...)
 {
-	char *args[ES_MAX_ARGS + 1];
-	size_t n;
 	va_list ap;
-	struct req r = { "execlp", file, args, environ, AT_FDCWD, 0, -1 };
+	int rc;
 
 	va_start(ap, arg);
-	GATHER(ap, arg, args, n);
+	rc = execl_common("execlp", file, arg, ap, 1, 0);
 	va_end(ap);
-	if (n == ES_MAX_ARGS) {
-		errno = E2BIG;
-		return -1;
-	}
-	return exec_search(&r);
+	return rc;
 }
 
 /* ---- spawn: decided in the parent, before the child exists ---- */

@@ -90,3 +90,14 @@ policy() {
 	run agent -- python3 -c 'import ctypes; l=ctypes.CDLL(None); a=(ctypes.c_char_p*1)(None); print(l.execve(b"/usr/bin/env", a, a), ctypes.get_errno())'
 	grep -q "argc 0" <<<"$output"
 }
+
+@test "execl with a thousand arguments (ctypes' most) is gathered and filtered" {
+	run agent -- python3 -c '
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+args = [b"A%d=1" % i for i in range(1000)] + [b"/usr/bin/env", None]
+libc.execl(b"/usr/bin/env", b"env", *args)'
+	[ "$status" -eq 0 ]
+	grep -qx 'A999=1' <<<"$output"
+	assert_filtered
+}
