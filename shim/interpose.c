@@ -417,6 +417,18 @@ spawn_common(const char *hook, pid_t *pidp, int *pidfd, const char *file,
 			return rc;
 	}
 	es_judge(&st, AT_FDCWD, path, -1, 0, argv, &t);
+	/*
+	 * A file action (addchdir_np) may change the child's directory, so a
+	 * relative path names a file this process cannot judge.
+	 */
+	if (fa != NULL && path[0] != '/') {
+		t.found = 1;
+		t.agent = 0;
+		t.unfollow = 1;
+		t.unfollow_why = "relative program spawned with file actions";
+		if (es_is_shell(&st.pol, path))
+			t.shell = 1;
+	}
 	memset(&pl, 0, sizeof(pl));
 	pl.hook = hook;
 	pl.path = path;

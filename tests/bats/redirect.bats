@@ -82,6 +82,15 @@ records() {
 	records | grep '"path":"'"$BATS_TEST_TMPDIR"'/bin/static_hello"' | grep -q '"action":"sandbox"'
 }
 
+@test "a relative program spawned after a chdir file action is not judged in the wrong directory" {
+	# The parent's cwd has no "bash"; the child's (/bin) does.
+	run agent_nobody -- "$SPAWN" spawn-chdir /bin bash -c 'readlink /proc/self/ns/user'
+	[ "$status" -eq 0 ]
+	[ -n "$output" ]
+	[ "$output" != "$OUTER_NS" ]
+	records | grep '"hook":"posix_spawn"' | grep '"path":"bash"' | grep -q '"action":"sandbox"'
+}
+
 @test "no environment variable makes the shim skip the sandbox" {
 	local mine
 	mine=$(stat -L -c %i /proc/self/ns/user):$(stat -L -c %i /proc/self/ns/mnt)

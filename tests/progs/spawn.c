@@ -1,6 +1,7 @@
 /*
  * spawn - starts PROG through exactly one entry point, so a test can see
  * what that path hands the child.  Usage: spawn MODE PROG [ARGS...]
+ * (spawn-chdir DIR PROG [ARGS...]: posix_spawn PROG relative to DIR)
  * The child's environment is this process's environ unless MODE says
  * otherwise.  Exit status: the child's, or 120 + reason on failure.
  */
@@ -98,6 +99,18 @@ main(int argc, char **argv)
 		rc = mode[11] == 'p' ?
 		    posix_spawnp(&pid, args[0], NULL, NULL, args, environ) :
 		    posix_spawn(&pid, args[0], NULL, NULL, args, environ);
+		if (rc != 0) {
+			errno = rc;
+			failed(mode);
+		}
+		return wait_for(pid);
+	} else if (strcmp(mode, "spawn-chdir") == 0) {
+		/* Rust's Command::current_dir: the child changes directory first. */
+		posix_spawn_file_actions_t fa;
+
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_addchdir_np(&fa, args[0]);
+		rc = posix_spawn(&pid, args[1], &fa, NULL, args + 1, environ);
 		if (rc != 0) {
 			errno = rc;
 			failed(mode);
