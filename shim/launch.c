@@ -223,6 +223,11 @@ judge_fd(const struct es_shim *s, int fd, const char *path, char *const *argv, s
 		t->unfollow_why = "program with file capabilities";
 	}
 	n = pread(fd, head, sizeof(head), 0);
+	/* An O_PATH descriptor to an execute-only file: its kind is unknown. */
+	if (n < 0) {
+		t->unfollow = 1;
+		t->unfollow_why = "program the shim cannot read";
+	}
 	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
 	if (top && (es_is_shell(&s->pol, path) ||
 	    (r > 0 && (es_is_shell(&s->pol, real) || busybox_shell(real, argv)))))
@@ -262,10 +267,17 @@ static void
 judge_interp(const struct es_shim *s, const char *interp, struct es_target *t)
 {
 	struct es_target sub = { 0 };
+	struct stat sb;
 	int fd = open(interp, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
-	if (fd < 0)
-		return;		/* the kernel will say ENOENT/EACCES */
+	if (fd < 0) {
+		/* Execute-only (or no fd left): the kernel may still run it. */
+		if (stat(interp, &sb) == 0) {
+			t->unfollow = 1;
+			t->unfollow_why = "script whose interpreter the shim cannot read";
+		}
+		return;
+	}
 	judge_fd(s, fd, interp, NULL, &sub, 0);
 	close(fd);
 	if (sub.unfollow) {

@@ -91,6 +91,31 @@ records() {
 	records | grep '"hook":"posix_spawn"' | grep '"path":"bash"' | grep -q '"action":"sandbox"'
 }
 
+@test "an unreadable static program run through an O_PATH descriptor goes to the sandbox" {
+	# nobody may execute but not read it: the shim cannot sniff its head.
+	install -o root -m 0711 "$BUILD/progs/static_craft" "$BATS_TEST_TMPDIR/bin/xonly"
+	run agent_nobody -- python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_PATH)
+os.set_inheritable(fd, True)
+os.execve(fd, ["xonly", "-u", "LD_PRELOAD", "--", "/usr/bin/readlink", "/proc/self/ns/user"], dict(os.environ))' \
+		"$BATS_TEST_TMPDIR/bin/xonly"
+	[ "$status" -eq 0 ]
+	[ -n "$output" ]
+	[ "$output" != "$OUTER_NS" ]
+}
+
+@test "a script whose static interpreter nobody may read goes to the sandbox" {
+	# In the workspace: the sandbox's private /tmp would hide bin/.
+	install -o root -m 0711 "$BUILD/progs/static_hello" "$BATS_TEST_TMPDIR/ws/xhello"
+	printf '#!%s\n' "$BATS_TEST_TMPDIR/ws/xhello" >"$BATS_TEST_TMPDIR/ws/xscript"
+	chmod 0755 "$BATS_TEST_TMPDIR/ws/xscript"
+	run agent_nobody -- "$SPAWN" execve "$BATS_TEST_TMPDIR/ws/xscript"
+	[ "$status" -eq 0 ]
+	[ "$output" = "static hello" ]
+	records | grep '"path":"'"$BATS_TEST_TMPDIR"'/ws/xscript"' | grep -q '"action":"sandbox"'
+}
+
 @test "no environment variable makes the shim skip the sandbox" {
 	local mine
 	mine=$(stat -L -c %i /proc/self/ns/user):$(stat -L -c %i /proc/self/ns/mnt)
