@@ -167,9 +167,9 @@ fuzz-short:
 # docs/security.md from a real run of the hostile suites and the fuzzers
 # (REPORT_FUZZ_SECONDS each); the report says what failed, then make fails.
 REPORT_FUZZ_SECONDS ?= 60
-security-report: all $(PROG_BINS) $(FUZZ_BINS)
+security-report: all asan-bins $(PROG_BINS) $(FUZZ_BINS)
 	@mkdir -p $(B)/report
-	@for t in bypass escape stress; do echo "== bats $$t"; \
+	@for t in bypass escape stress sanitize valgrind; do echo "== bats $$t"; \
 	    bats --tap tests/bats/$$t.bats >$(B)/report/$$t.tap 2>&1 || true; done
 	@rm -f $(B)/fuzz/*.log
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(REPORT_FUZZ_SECONDS)
