@@ -271,11 +271,13 @@ execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
     int flags)
 {
 	char proc[32];
+	/* libc says path is nonnull: without volatile the NULL test goes. */
+	const char *volatile p = path;
 	struct req r = { "execveat", path, argv, envp != NULL ? envp : empty_env,
 	    dirfd, flags, -1 };
 
-	/* execveat(fd, "", ..., AT_EMPTY_PATH) is fexecve by another name. */
-	if ((flags & AT_EMPTY_PATH) && path[0] == '\0') {
+	/* execveat(fd, "" or NULL, ..., AT_EMPTY_PATH) is fexecve by another name. */
+	if ((flags & AT_EMPTY_PATH) && (p == NULL || p[0] == '\0')) {
 		r.fd = dirfd;
 		r.file = es_fd_path(proc, dirfd);
 		r.dirfd = AT_FDCWD;

@@ -101,3 +101,16 @@ libc.execl(b"/usr/bin/env", b"env", *args)'
 	grep -qx 'A999=1' <<<"$output"
 	assert_filtered
 }
+
+@test "execveat with AT_EMPTY_PATH and a NULL path is fexecve, not a crash" {
+	run agent -- python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open("/usr/bin/env", os.O_RDONLY)
+argv = (ctypes.c_char_p * 2)(b"env", None)
+envp = (ctypes.c_char_p * (len(os.environ) + 1))(*[("%s=%s" % kv).encode() for kv in os.environ.items()], None)
+libc.execveat(fd, None, argv, envp, 0x1000)
+print("errno=%d" % ctypes.get_errno())'
+	[ "$status" -eq 0 ]
+	assert_filtered
+}
