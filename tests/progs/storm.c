@@ -1,8 +1,9 @@
 /*
  * storm - a threaded process that churns malloc, stdio and setenv while
- * other threads start /bin/true TOTAL times by MODE (fork, vfork, spawn).
- * A shim that takes a lock or allocates between fork and exec hangs here.
- * Exit 0 when every child exited 0.
+ * other threads start printenv AWS_SECRET_ACCESS_KEY TOTAL times by MODE
+ * (fork, vfork, spawn).  A shim that takes a lock or allocates between
+ * fork and exec hangs here.  Exit 0 when every child exited 1: printenv
+ * did not find the secret, so the child saw a filtered environment.
  */
 #include <sys/wait.h>
 
@@ -52,7 +53,7 @@ churn(void *arg)
 static void *
 spawner(void *arg)
 {
-	char *argv[] = { "/bin/true", NULL };
+	char *argv[] = { "/usr/bin/printenv", "AWS_SECRET_ACCESS_KEY", NULL };
 	pid_t pid;
 	int status;
 
@@ -75,7 +76,7 @@ spawner(void *arg)
 			}
 		}
 		if (pid < 0 || waitpid(pid, &status, 0) < 0 ||
-		    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		    !WIFEXITED(status) || WEXITSTATUS(status) != 1)
 			__atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
