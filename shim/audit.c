@@ -230,7 +230,7 @@ long
 es_audit_format(const struct es_audit *a, char *buf, size_t len)
 {
 	struct w w = { buf, 0, 0, 0, 0 };
-	char n1[24], n2[24];
+	char n1[24], n2[24], n3[24];
 	size_t i;
 	int cut;
 
@@ -248,6 +248,8 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 	if (a->reason != NULL)
 		member(&w, "reason", a->reason, 1);
 	member(&w, "inside", a->inside ? "true" : "false", 0);
+	if (a->inside && a->sandbox > 0)
+		member(&w, "sandbox", decimal(n3, a->sandbox), 0);
 	member(&w, "agent", a->agent ? "true" : "false", 0);
 	member(&w, "mode", a->audit_mode ? "audit" : "enforce", 1);
 	member(&w, "path", a->path, 1);

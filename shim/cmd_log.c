@@ -28,6 +28,7 @@ struct rec {
 	char	*rewritten;
 	char	*reasons;		/* "reason,reason" of dropped */
 	long	 pid, ppid;
+	long	 sandbox;		/* inside: the sandboxed launch's pid, else 0 */
 	int	 inside, agent, child;
 	size_t	 kid, next;		/* first child, next sibling (+1) */
 	const char *raw;		/* the line, for --json */
@@ -352,6 +353,8 @@ rec_member(struct parser *ps, const char *key, void *arg)
 		return jlong(ps, &r->pid);
 	if (strcmp(key, "ppid") == 0)
 		return jlong(ps, &r->ppid);
+	if (strcmp(key, "sandbox") == 0)
+		return jlong(ps, &r->sandbox);
 	if (strcmp(key, "hook") == 0)
 		return jstring(ps, r->hook, sizeof(r->hook));
 	if (strcmp(key, "path") == 0)
@@ -510,8 +513,35 @@ show(struct rec *rs, size_t i, int depth, int last, char *rails)
 }
 
 /*
+ * Inside a sandbox pids are its own namespace's: there a process is known
+ * by (sandbox, pid).  Pids stay below 2^22 (PID_MAX_LIMIT).
+ */
+static unsigned long long
+tree_key(long sandbox, long pid)
+{
+	return ((unsigned long long)(sandbox > 0 ? sandbox : 0) << 22) ^
+	    (unsigned long long)pid;
+}
+
+/* The slot of key in ix (open addressing); empty if it is not there. */
+static size_t
+tree_slot(const struct rec *rs, const size_t *ix, size_t slots,
+    unsigned long long key)
+{
+	size_t h;
+
+	for (h = (size_t)(key * 2654435761u) & (slots - 1);
+	    ix[h] != 0 && tree_key(rs[ix[h] - 1].sandbox, rs[ix[h] - 1].pid) != key;
+	    h = (h + 1) & (slots - 1))
+		;
+	return h;
+}
+
+/*
  * A record's parent is the latest earlier record of its ppid: pids are
- * reused, and a pid that execs again starts a new record.
+ * reused, and a pid that execs again starts a new record.  A record from
+ * inside whose parent left no record (the sandboxed shell itself, started
+ * by the helper) hangs under the launch that went into the sandbox.
  */
 static void
 link_tree(struct rec *rs, size_t n)
@@ -526,10 +556,9 @@ link_tree(struct rec *rs, size_t n)
 		rs[i].kid = rs[i].next = 0;
 		if (ix == NULL || last == NULL)
 			continue;
-		for (h = (size_t)rs[i].ppid * 2654435761u & (slots - 1);
-		    ix[h] != 0 && rs[ix[h] - 1].pid != rs[i].ppid;
-		    h = (h + 1) & (slots - 1))
-			;
+		h = tree_slot(rs, ix, slots, tree_key(rs[i].sandbox, rs[i].ppid));
+		if (ix[h] == 0 && rs[i].sandbox > 0)
+			h = tree_slot(rs, ix, slots, tree_key(0, rs[i].sandbox));
 		if (ix[h] != 0 && ix[h] - 1 != i) {
 			j = ix[h] - 1;
 			if (last[j] == 0)
@@ -539,11 +568,7 @@ link_tree(struct rec *rs, size_t n)
 			last[j] = i + 1;
 			rs[i].child = 1;
 		}
-		for (h = (size_t)rs[i].pid * 2654435761u & (slots - 1);
-		    ix[h] != 0 && rs[ix[h] - 1].pid != rs[i].pid;
-		    h = (h + 1) & (slots - 1))
-			;
-		ix[h] = i + 1;
+		ix[tree_slot(rs, ix, slots, tree_key(rs[i].sandbox, rs[i].pid))] = i + 1;
 	}
 	free(ix);
 	free(last);

@@ -86,7 +86,7 @@ init_child(struct es_shim *s, char *const *vars)
 		s->agent_script = h;
 	}
 	/* Inside only if the namespaces really are the helper's. */
-	if (ns != NULL && sscanf(ns, "%llu:%llu", &u, &m) == 2 &&
+	if (ns != NULL && sscanf(ns, "%llu:%llu:%ld", &u, &m, &s->sandbox_pid) >= 2 &&
 	    ns_ino("user", &uino) == 0 && ns_ino("mnt", &mino) == 0 &&
 	    uino == (ino_t)u && mino == (ino_t)m) {
 		s->inside = 1;

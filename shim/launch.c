@@ -489,6 +489,7 @@ es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, long pp
 	a.would = audit ? action_names[pl->action] : NULL;
 	a.reason = pl->why;
 	a.inside = s->inside;
+	a.sandbox = s->sandbox_pid;
 	a.agent = pl->agent;
 	a.audit_mode = audit;
 	a.envp = pl->in;
@@ -523,6 +524,7 @@ es_log_refusal(const struct es_shim *s, const char *hook, const char *path, char
 	a.action = "refused";
 	a.reason = why;
 	a.inside = s->inside;
+	a.sandbox = s->sandbox_pid;
 	a.p = &s->pol;
 	len = es_audit_format(&a, buf, sizeof(buf));
 	if (len > 0)

@@ -106,7 +106,8 @@ struct plan {
 	const char	*path;		/* resolved command */
 	char		**argv;
 	char		**envp;
-	char		 nsvar[64];	/* "ENVSHIM_SANDBOX_NS=u:m", an envp slot */
+	char		 nsvar[96];	/* "ENVSHIM_SANDBOX_NS=u:m:p", an envp slot */
+	pid_t		 outer;		/* this launch's pid as the log outside knows it */
 	const char	*ws;
 	const char	*cwd;
 	const char	*tmpsub;	/* $TMPDIR below /tmp, or NULL */
@@ -669,7 +670,11 @@ run_command(const struct plan *pl)
 	_exit(m.err == ENOENT ? 127 : 126);
 }
 
-/* "ENVSHIM_SANDBOX_NS=<userns ino>:<mntns ino>", as the command will see it. */
+/*
+ * "ENVSHIM_SANDBOX_NS=<userns ino>:<mntns ino>:<outer pid>", as the command
+ * will see it.  The shim proves "inside" by the first two; the third ties
+ * records from inside (whose pids are this namespace's) to the launch.
+ */
 static int
 set_nsvar(struct plan *pl)
 {
@@ -683,6 +688,8 @@ set_nsvar(struct plan *pl)
 	put_ulong(pl->nsvar, sizeof(pl->nsvar), &off, (unsigned long)u.st_ino);
 	put_str(pl->nsvar, sizeof(pl->nsvar), &off, ":");
 	put_ulong(pl->nsvar, sizeof(pl->nsvar), &off, (unsigned long)mn.st_ino);
+	put_str(pl->nsvar, sizeof(pl->nsvar), &off, ":");
+	put_ulong(pl->nsvar, sizeof(pl->nsvar), &off, (unsigned long)pl->outer);
 	return 0;
 }
 
@@ -1321,6 +1328,7 @@ main(int argc, char *argv[])
 		refuse("cannot read the working directory: %s", strerror(errno));
 	pl.cwd = cwd;
 	pl.uid = getuid();
+	pl.outer = getpid();
 	pl.gid = getgid();
 	pl.netns = !pol.network;
 	log = log_path(&pol, home);

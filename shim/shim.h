@@ -44,6 +44,7 @@ struct es_shim {
 	dev_t			 agent_dev;
 	ino_t			 agent_ino;
 	unsigned long long	 agent_script;	/* es_agent_script of the root */
+	long			 sandbox_pid;	/* inside: the sandboxed launch's pid outside */
 	int			 have_ldso;	/* the ld.so that loaded us: */
 	dev_t			 ldso_dev;	/* a target naming another */
 	ino_t			 ldso_ino;	/* loader is unfollowable */

@@ -165,3 +165,22 @@ subprocess.run(["python3", "-c", "open(\"/proc/self/environ\").read(); print(\"t
 	[ "${lines[0]}" = "agent undumpable" ]
 	[ "${lines[1]}" = "tool dumpable" ]
 }
+
+@test "envshim log hangs what ran inside a sandbox under the launch that went in" {
+	run agent_nobody -- "$SPAWN" execvp bash -c '/usr/bin/true; /usr/bin/true'
+	[ "$status" -eq 0 ]
+	# Records from inside carry the sandboxed launch's outer pid.
+	local outer
+	outer=$(records | python3 -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r["path"] == "/usr/bin/bash": print(r["pid"])')
+	[ "$(records | grep '"path":"/usr/bin/true"' | grep -c "\"sandbox\":$outer")" -eq 2 ]
+	run "$ENVSHIM" log "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	# The agent exec'ed bash in place: bash is the root, both trues under it.
+	grep -Eq "^$outer bash -c .*\[sandbox\]" <<<"$output"
+	[ "$(grep -Ec '^[|`]- [0-9]+ /usr/bin/true  \[run\] \(inside sandbox\)' <<<"$output")" -eq 2 ]
+}

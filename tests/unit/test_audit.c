@@ -106,6 +106,15 @@ audit_mode_says_what_enforce_would_do(void **state)
 	buf[n] = '\0';
 	assert_non_null(strstr(buf, "\"action\":\"audit\",\"would\":\"sandbox\",\"reason\":\"why \\\"not\\\"\""));
 	assert_non_null(strstr(buf, "\"inside\":true"));
+	assert_null(strstr(buf, "\"sandbox\":"));
+	a.sandbox = 4242;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, "\"inside\":true,\"sandbox\":4242,"));
+	a.inside = 0;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	buf[n] = '\0';
+	assert_null(strstr(buf, "\"sandbox\":"));
 	assert_non_null(strstr(buf, "\"mode\":\"audit\""));
 	assert_non_null(strstr(buf, "\"argv\":[]"));
 }
