@@ -78,7 +78,9 @@ policy() {
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 2 ]
 	[ -n "${lines[0]}" ]
-	[ "${lines[0]}" = "${lines[1]}" ]
+	# namespaces, then the helper's own pid outside (for the log's tree)
+	[ "${lines[0]%:*}" = "${lines[1]}" ]
+	[[ "${lines[0]##*:}" =~ ^[1-9][0-9]*$ ]]
 }
 
 @test "a forged ENVSHIM_SANDBOX_NS is replaced" {
