@@ -59,7 +59,7 @@ exec_one(const struct req *r, const char *path, int search)
 	struct es_plan pl;
 	char fdp[ES_PATH_MAX + 48];
 	const char *target = path, *why;
-	int e;
+	int e, keep, fdfl;
 
 	if (r->fd >= 0)
 		es_judge(&st, AT_FDCWD, path, r->fd, 0, r->argv, &t);
@@ -116,6 +116,17 @@ exec_one(const struct req *r, const char *path, int search)
 		return -1;
 	}
 	es_plan_log(&st, &pl, getpid(), getppid(), r->argv);
+	/*
+	 * The helper reaches an fd target through /proc/self/fd/N, so N must
+	 * outlive the exec (Python opens files close-on-exec).  fcntl is
+	 * AS-safe, and a vfork child has a file table of its own.
+	 */
+	keep = r->fd >= 0 ? r->fd : r->dirfd != AT_FDCWD ? r->dirfd : -1;
+	if (pl.target == st.helper && keep >= 0 &&
+	    (fdfl = fcntl(keep, F_GETFD)) >= 0 && (fdfl & FD_CLOEXEC))
+		fcntl(keep, F_SETFD, fdfl & ~FD_CLOEXEC);
+	else
+		fdfl = -1;
 	if (pl.target == st.helper)
 		st.real_execve(pl.target, pl.argv, (char *const *)pl.envp);
 	else if (r->fd >= 0)
@@ -126,6 +137,8 @@ exec_one(const struct req *r, const char *path, int search)
 	else
 		st.real_execve(path, pl.argv, (char *const *)pl.envp);
 	e = errno;
+	if (fdfl >= 0)
+		fcntl(keep, F_SETFD, fdfl);	/* the exec failed: as it was */
 	/* glibc's execvp runs a file the kernel calls ENOEXEC with /bin/sh. */
 	if (e == ENOEXEC && search && t.other) {
 		struct es_target sh = { .found = 1, .shell = 1 };

@@ -184,3 +184,14 @@ for l in sys.stdin:
 	grep -Eq "^$outer bash -c .*\[sandbox\]" <<<"$output"
 	[ "$(grep -Ec '^[|`]- [0-9]+ /usr/bin/true  \[run\] \(inside sandbox\)' <<<"$output")" -eq 2 ]
 }
+
+@test "fexecve of a close-on-exec descriptor still reaches the sandbox" {
+	# Python opens files close-on-exec, and os.execve(fd) is fexecve.
+	run agent_nobody -- python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.execve(fd, ["static_hello"], dict(os.environ))' "$BATS_TEST_TMPDIR/bin/static_hello"
+	[ "$status" -eq 0 ]
+	[ "$output" = "static hello" ]
+	records | grep '"hook":"fexecve"' | grep -q '"action":"sandbox"'
+}
