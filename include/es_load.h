@@ -27,6 +27,21 @@ int	es_policy_load_file(struct es_policy *, const char *path,
 int	es_policy_load_text(struct es_policy *, const char *text,
 	    const char *origin, struct es_parse_err *err);
 
+/*
+ * The audit log's file under policy p (NULL: the default): its `log PATH`
+ * (~/ under home), else ${XDG_STATE_HOME:-home/.local/state}/envshim/
+ * audit.jsonl.  Returns 0, or -1 when records go elsewhere (off, stderr,
+ * syslog), there is no absolute home to put them under, or buf is short.
+ */
+int	es_log_file(const struct es_policy *p, const char *home, char *buf,
+	    size_t len);
+
+/*
+ * Creates the log file (and its directories, 0700) if missing, so that the
+ * sandbox can bind it writable.  Returns 0, or -1 with errno set.
+ */
+int	es_log_create(const char *path);
+
 /* "file:line: what" (or "file: what" for line 0) into buf.  Returns buf. */
 char	*es_parse_err_str(const struct es_parse_err *, char *buf, size_t len);
 

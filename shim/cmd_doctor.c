@@ -260,28 +260,12 @@ check_system(struct doc *d)
 	    "/proc/self/ns");
 }
 
-/* mkdir -p, mode 0700, as the shim does for its log on first use. */
-static void
-mkdirs(char *dir)
-{
-	char	*s;
-
-	for (s = dir + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		(void)mkdir(dir, 0700);
-		*s = '/';
-	}
-	(void)mkdir(dir, 0700);
-}
-
 /* Can the log file be appended to (creating its directory as the shim would)? */
 static void
 check_log(struct doc *d, const struct es_policy *p)
 {
-	char		 path[ES_PATH_MAX], dir[ES_PATH_MAX], msg[ES_PATH_MAX + 64];
-	const char	*x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+	char		 path[ES_PATH_MAX], msg[ES_PATH_MAX + 64];
+	const char	*h = getenv("HOME");
 	int		 fd;
 
 	if (p->nlayers > 0 && p->log == ES_LOG_OFF) {
@@ -298,32 +282,18 @@ check_log(struct doc *d, const struct es_policy *p)
 		    "log to a file");
 		return;
 	}
-	if (p->nlayers > 0 && p->log == ES_LOG_PATH && p->log_path != NULL) {
-		if (strncmp(p->log_path, "~/", 2) == 0 && h != NULL)
-			snprintf(path, sizeof(path), "%s%s", h, p->log_path + 1);
-		else
-			snprintf(path, sizeof(path), "%s", p->log_path);
-	} else if (x != NULL && x[0] == '/')
-		snprintf(path, sizeof(path), "%s/envshim/audit.jsonl", x);
-	else if (h != NULL && h[0] == '/')
-		snprintf(path, sizeof(path),
-		    "%s/.local/state/envshim/audit.jsonl", h);
-	else {
+	if (es_log_file(p->nlayers > 0 ? p : NULL, h, path, sizeof(path)) != 0) {
 		result(d, 0, "log", "no log file: neither XDG_STATE_HOME nor "
 		    "HOME is set", "set HOME, or a log line in the policy");
 		return;
 	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	mkdirs(dirname(dir));
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-	    0600);
+	fd = es_log_create(path);
 	if (fd == -1) {
 		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
 		result(d, 0, "log", msg, "make the directory writable, or "
 		    "choose another with a log line in the policy");
 		return;
 	}
-	close(fd);
 	snprintf(msg, sizeof(msg), "%s (writable)", path);
 	result(d, 1, "log", msg, NULL);
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "es_load.h"
 
 #define JSON_DEPTH	16	/* nesting a record may have */
 #define FIELD_MAX	1024	/* bytes of one displayed string */
@@ -607,22 +608,6 @@ static const char log_usage[] =
 "usage: envshim log [FILE] [--json] [--since TIME]\n"
 "  TIME: 2026-11-30T09:00 (UTC), or 30s, 10m, 2h, 7d ago\n";
 
-static int
-default_log(char *buf, size_t len)
-{
-	const char	*x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
-	int		 n;
-
-	if (x != NULL && x[0] == '/')
-		n = snprintf(buf, len, "%s/envshim/audit.jsonl", x);
-	else if (h != NULL && h[0] == '/')
-		n = snprintf(buf, len, "%s/.local/state/envshim/audit.jsonl",
-		    h);
-	else
-		return -1;
-	return n > 0 && (size_t)n < len ? 0 : -1;
-}
-
 static void
 summary(struct rec *rs, size_t n, size_t bad, int json)
 {
@@ -710,7 +695,7 @@ es_cmd_log(int argc, char **argv)
 	}
 	if (optind < argc)
 		file = argv[optind];
-	else if (default_log(path, sizeof(path)) == 0)
+	else if (es_log_file(NULL, getenv("HOME"), path, sizeof(path)) == 0)
 		file = path;
 	else {
 		fprintf(stderr, "envshim log: neither XDG_STATE_HOME nor HOME "

@@ -199,3 +199,52 @@ es_parse_err_str(const struct es_parse_err *err, char *buf, size_t len)
 		snprintf(buf, len, "%s: %s", f, err->what);
 	return buf;
 }
+
+int
+es_log_file(const struct es_policy *p, const char *home, char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_STATE_HOME");
+	int n;
+
+	if (p != NULL && p->log == ES_LOG_PATH && p->log_path != NULL) {
+		if (p->log_path[0] != '~')
+			n = snprintf(buf, len, "%s", p->log_path);
+		else if (home != NULL && home[0] == '/')
+			n = snprintf(buf, len, "%s%s", home, p->log_path + 1);
+		else
+			return -1;
+	} else if (p != NULL && p->log != ES_LOG_DEFAULT && p->log != ES_LOG_PATH)
+		return -1;
+	else if (xdg != NULL && xdg[0] == '/')
+		n = snprintf(buf, len, "%s/envshim/audit.jsonl", xdg);
+	else if (home != NULL && home[0] == '/')
+		n = snprintf(buf, len, "%s/.local/state/envshim/audit.jsonl", home);
+	else
+		return -1;
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+int
+es_log_create(const char *path)
+{
+	char dir[ES_PATH_MAX], *s;
+	int fd;
+
+	if (strlen(path) >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, path, strlen(path) + 1);
+	/* Private: the log names every program the agent ran. */
+	for (s = dir + 1; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		(void)mkdir(dir, 0700);
+		*s = '/';
+	}
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+	    O_NOCTTY, 0600);
+	if (fd == -1)
+		return -1;
+	close(fd);
+	return 0;
+}

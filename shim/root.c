@@ -9,7 +9,6 @@
  */
 #include <sys/stat.h>
 
-#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,47 +64,6 @@ ull(char *d, unsigned long long v)
 	return d + i;
 }
 
-/* mkdir -p for the log's directory; private, as the log names programs. */
-static void
-mkdirs(char *path)
-{
-	char *s;
-
-	for (s = path + 1; *s != '\0'; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		mkdir(path, 0700);
-		*s = '/';
-	}
-}
-
-/* The launch root's default log: ${XDG_STATE_HOME:-~/.local/state}/envshim. */
-static void
-default_log(char *buf, size_t cap)
-{
-	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	int fd;
-
-	buf[0] = '\0';
-	if (xdg != NULL && xdg[0] == '/')
-		es_cat(buf, cap, xdg);
-	else if (home != NULL && home[0] == '/') {
-		es_cat(buf, cap, home);
-		es_cat(buf, cap, "/.local/state");
-	} else
-		return;
-	if (es_cat(buf, cap, "/envshim/audit.jsonl") != 0) {
-		buf[0] = '\0';
-		return;
-	}
-	mkdirs(buf);
-	/* Created now so the sandbox can bind it writable later. */
-	fd = open(buf, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd >= 0)
-		close(fd);
-}
-
 /* Adds one line of policy on top, as its own layer. */
 static int
 add_layer(struct es_shim *s, const char *origin, const char *line)
@@ -128,32 +86,18 @@ static int
 settle_log(struct es_shim *s)
 {
 	char line[ES_PATH_MAX + 8];
-	int fd;
 
-	if (s->pol.log == ES_LOG_DEFAULT)
-		default_log(s->log_path, sizeof(s->log_path));
-	else {
-		const char *home = getenv("HOME"), *lp = s->pol.log_path;
-
+	if (es_log_file(&s->pol, getenv("HOME"), s->log_path,
+	    sizeof(s->log_path)) != 0) {
 		s->log_path[0] = '\0';
-		if (lp[0] == '~') {
-			if (home == NULL || home[0] != '/') {
-				es_broken(s, "log ~/... needs HOME", NULL);
-				return -1;
-			}
-			es_cat(s->log_path, sizeof(s->log_path), home);
-			lp++;
-		}
-		if (es_cat(s->log_path, sizeof(s->log_path), lp) != 0) {
-			es_broken(s, "log path too long", NULL);
+		if (s->pol.log == ES_LOG_PATH) {
+			es_broken(s, "log: no file (~/ needs HOME, or too long)", NULL);
 			return -1;
 		}
-		/* Created now so the sandbox can bind it writable later. */
-		fd = open(s->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-		    O_NOFOLLOW, 0600);
-		if (fd >= 0)
-			close(fd);
+		return 0;	/* no HOME for the default: records are lost */
 	}
+	/* Created now so the sandbox can bind it writable later. */
+	(void)es_log_create(s->log_path);
 	if (s->log_path[0] == '\0')
 		return 0;
 	memcpy(line, "log ", 5);

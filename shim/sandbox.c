@@ -970,38 +970,10 @@ static const char *const default_ro[] = { ".git/hooks", ".git/config" };
 static char *
 log_path(const struct es_policy *p, const char *home)
 {
-	char buf[ES_PATH_MAX], *s;
-	const char *st = getenv("XDG_STATE_HOME");
-	int fd;
+	char buf[ES_PATH_MAX];
 
-	if (p->log == ES_LOG_PATH && p->log_path[0] == '~') {
-		if (home == NULL)
-			return NULL;
-		snprintf(buf, sizeof(buf), "%s%s", home, p->log_path + 1);
-	} else if (p->log == ES_LOG_PATH)
-		snprintf(buf, sizeof(buf), "%s", p->log_path);
-	else if (p->log != ES_LOG_DEFAULT)
+	if (es_log_file(p, home, buf, sizeof(buf)) != 0 || es_log_create(buf) != 0)
 		return NULL;
-	else if (st != NULL && st[0] == '/')
-		snprintf(buf, sizeof(buf), "%s/envshim/audit.jsonl", st);
-	else if (home != NULL)
-		snprintf(buf, sizeof(buf), "%s/.local/state/envshim/audit.jsonl",
-		    home);
-	else
-		return NULL;
-	fd = open(buf, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
-	for (s = buf + 1; fd == -1 && errno == ENOENT &&
-	    (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		(void)mkdir(buf, 0700);
-		*s = '/';
-		fd = open(buf, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
-		    O_CLOEXEC, 0600);
-	}
-	if (fd == -1)
-		return NULL;
-	close(fd);
 	return xstrdup(buf);
 }
 
