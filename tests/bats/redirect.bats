@@ -78,7 +78,10 @@ records() {
 @test "a static program goes to the sandbox by default (unfollowable sandbox)" {
 	run agent_nobody -- "$SPAWN" execve "$BATS_TEST_TMPDIR/bin/static_hello"
 	[ "$status" -eq 0 ]
-	[ "$output" = "static hello" ]
+	[ "${lines[0]}" = "static hello" ]
+	# where it really ran: not the agent's namespace
+	[[ "${lines[1]}" == "ns user:"* ]]
+	[ "${lines[1]}" != "ns $OUTER_NS" ]
 	records | grep '"path":"'"$BATS_TEST_TMPDIR"'/bin/static_hello"' | grep -q '"action":"sandbox"'
 }
 
@@ -112,7 +115,10 @@ os.execve(fd, ["xonly", "-u", "LD_PRELOAD", "--", "/usr/bin/readlink", "/proc/se
 	chmod 0755 "$BATS_TEST_TMPDIR/ws/xscript"
 	run agent_nobody -- "$SPAWN" execve "$BATS_TEST_TMPDIR/ws/xscript"
 	[ "$status" -eq 0 ]
-	[ "$output" = "static hello" ]
+	[ "${lines[0]}" = "static hello" ]
+	# where it really ran: not the agent's namespace
+	[[ "${lines[1]}" == "ns user:"* ]]
+	[ "${lines[1]}" != "ns $OUTER_NS" ]
 	records | grep '"path":"'"$BATS_TEST_TMPDIR"'/ws/xscript"' | grep -q '"action":"sandbox"'
 }
 
@@ -192,6 +198,9 @@ import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
 os.execve(fd, ["static_hello"], dict(os.environ))' "$BATS_TEST_TMPDIR/bin/static_hello"
 	[ "$status" -eq 0 ]
-	[ "$output" = "static hello" ]
+	[ "${lines[0]}" = "static hello" ]
+	# where it really ran: not the agent's namespace
+	[[ "${lines[1]}" == "ns user:"* ]]
+	[ "${lines[1]}" != "ns $OUTER_NS" ]
 	records | grep '"hook":"fexecve"' | grep -q '"action":"sandbox"'
 }
