@@ -280,6 +280,20 @@ contain_self(struct es_shim *s, char **argv)
 	}
 }
 
+/* Absolute, with no empty, "." or ".." component: as realpath leaves it. */
+static int
+clean_abs(const char *p)
+{
+	if (p[0] != '/')
+		return 0;
+	for (; *p != '\0'; p++)
+		if (p[0] == '/' && (p[1] == '/' || p[1] == '\0' ||
+		    (p[1] == '.' && (p[2] == '/' || p[2] == '\0' ||
+		    (p[2] == '.' && (p[3] == '/' || p[3] == '\0'))))))
+			return 0;
+	return 1;
+}
+
 /* The shim's own absolute path, whatever LD_PRELOAD said (maybe relative). */
 static void
 find_self(struct es_shim *s)
@@ -288,8 +302,19 @@ find_self(struct es_shim *s)
 	char path[PATH_MAX], dir[ES_PATH_MAX];
 	char *slash;
 
-	if (dladdr((void *)es_shim_init, &info) == 0 || info.dli_fname == NULL ||
-	    realpath(info.dli_fname, path) == NULL) {
+	if (dladdr((void *)es_shim_init, &info) == 0 || info.dli_fname == NULL) {
+		es_broken(s, "cannot find the shim's own path", NULL);
+		return;
+	}
+	/*
+	 * A child was handed the root's resolved path; resolving it again
+	 * cost every process a readlink per component.  Anything else -
+	 * the root, or a path that is relative or not clean - is resolved.
+	 */
+	if (getenv("ENVSHIM_LAUNCH") != NULL && clean_abs(info.dli_fname) &&
+	    strlen(info.dli_fname) < sizeof(path))
+		memcpy(path, info.dli_fname, strlen(info.dli_fname) + 1);
+	else if (realpath(info.dli_fname, path) == NULL) {
 		es_broken(s, "cannot find the shim's own path", NULL);
 		return;
 	}
