@@ -181,7 +181,9 @@ except OSError as e:
     print(\"tioclinux\", e.errno)
 "'
 	export -f sbx_agent open_agent pol as_nobody
-	export R GH SHIM ATTACK="$attack"
+	# script(1) runs its command with $SHELL; dash would drop the
+	# exported functions, so name bash whatever the caller's shell is.
+	export R GH SHIM ATTACK="$attack" SHELL=/bin/bash
 	run script -qec 'bash -c "open_agent \"\$ATTACK\""' /dev/null
 	# Kernels from 6.2 may forbid TIOCSTI to everyone (legacy_tiocsti=0).
 	if [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null)" != 0 ]; then
