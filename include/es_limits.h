@@ -20,6 +20,7 @@
 #define ES_SAFE_VALUE_MAX	4096	/* always-kept values longer than this drop */
 #define ES_PATH_MAX		4096	/* a file name */
 #define ES_LOG_LINE		8192	/* one audit record, one write(2) */
+#define ES_LOG_ROTATE		(16L << 20) /* log bytes before it moves to .1 */
 #define ES_STACK_ENV		512	/* envp entries handled on the stack; more: mmap */
 #define ES_PATH_ENTRIES_MAX	1024	/* PATH entries kept; more: PATH drops */
 #define ES_MAX_ARGS		1024	/* execl-family arguments (8 KiB of stack) */

@@ -42,6 +42,12 @@ int	es_log_file(const struct es_policy *p, const char *home, char *buf,
  */
 int	es_log_create(const char *path);
 
+/*
+ * Moves a regular log file of ES_LOG_ROTATE bytes or more to path.1,
+ * replacing the previous one.  Returns 1 if it moved, 0 if not, -1 on error.
+ */
+int	es_log_rotate(const char *path);
+
 /* "file:line: what" (or "file: what" for line 0) into buf.  Returns buf. */
 char	*es_parse_err_str(const struct es_parse_err *, char *buf, size_t len);
 

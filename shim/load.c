@@ -224,6 +224,31 @@ es_log_file(const struct es_policy *p, const char *home, char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
+/*
+ * The log is never trimmed by the writers (one write(2) per record, from
+ * many processes), so an agent's start is the one quiet moment to bound
+ * it: one old generation is kept, and the disk holds at most about twice
+ * ES_LOG_ROTATE.  A symlink or a device named by `log` is left alone.
+ */
+int
+es_log_rotate(const char *path)
+{
+	char old[ES_PATH_MAX];
+	struct stat st;
+	int n;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISREG(st.st_mode) || st.st_size < ES_LOG_ROTATE)
+		return 0;
+	n = snprintf(old, sizeof(old), "%s.1", path);
+	if (n < 0 || (size_t)n >= sizeof(old)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return rename(path, old) == 0 ? 1 : -1;
+}
+
 int
 es_log_create(const char *path)
 {

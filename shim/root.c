@@ -96,7 +96,8 @@ settle_log(struct es_shim *s)
 		}
 		return 0;	/* no HOME for the default: records are lost */
 	}
-	/* Created now so the sandbox can bind it writable later. */
+	/* Bounded and created now, so the sandbox can bind it writable. */
+	(void)es_log_rotate(s->log_path);
 	(void)es_log_create(s->log_path);
 	if (s->log_path[0] == '\0')
 		return 0;

@@ -100,3 +100,26 @@ J
 	[[ "$output" == *"launches: 1, sandboxed: 0, refused: 0"* ]]
 	[[ "$output" != *"malformed"* ]]
 }
+
+@test "an agent's start moves a log past 16 MiB to .1, and only then" {
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	f="$XDG_STATE_HOME/envshim/audit.jsonl"
+	mkdir -p "${f%/*}"
+	head -1 "$LOG" > "$f"
+	truncate -s $((16 * 1024 * 1024 - 1)) "$f"
+	run -0 "$ENVSHIM" -- /bin/sh -c '/usr/bin/true'
+	# One byte short: the launch is appended, nothing moves.
+	[ ! -e "$f.1" ]
+	[ "$(stat -c %s "$f")" -gt $((16 * 1024 * 1024)) ]
+	run -0 "$ENVSHIM" -- /bin/sh -c '/usr/bin/env >/dev/null'
+	[ "$(stat -c %s "$f.1")" -gt $((16 * 1024 * 1024)) ]
+	[ "$(wc -l < "$f")" -eq 1 ]
+	run -0 "$ENVSHIM" log
+	[[ "${lines[0]}" =~ ^[0-9]+\ /usr/bin/env\ \ \[run\]$ ]]
+	[[ "$output" == *"launches: 1,"* ]]
+	# A log that is not a regular file is never moved.
+	rm -f "$f" "$f.1"
+	ln -s /dev/null "$f"
+	run -0 "$ENVSHIM" -- /bin/sh -c '/usr/bin/true'
+	[ -L "$f" ] && [ ! -e "$f.1" ]
+}
