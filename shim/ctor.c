@@ -238,11 +238,7 @@ contain_self(struct es_shim *s, char **argv)
 		return;
 	r = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[r > 0 ? r : 0] = '\0';
-	memset(&pl, 0, sizeof(pl));
-	pl.hook = "contain";
-	pl.path = exe;
-	pl.target = exe;
-	pl.in = environ;
+	es_plan_init(&pl, "contain", exe, exe, environ);
 	t.unfollow = 0;		/* /etc/ld.so.preload follows into setuid programs */
 	pl.action = es_decide(s, &t, &why);
 	if (s->broken) {

@@ -91,12 +91,8 @@ exec_one(const struct req *r, const char *path, int search)
 		}
 		target = fdp;
 	}
-	memset(&pl, 0, sizeof(pl));
-	pl.hook = r->hook;
-	pl.path = path;
-	pl.in = r->envp;
+	es_plan_init(&pl, r->hook, path, target, r->envp);
 	pl.agent = t.agent;
-	pl.target = target;
 	pl.action = es_decide(&st, &t, &why);
 	pl.why = why;
 	if (pl.action == ES_A_SANDBOX && st.helper[0] == '\0') {
@@ -444,11 +440,7 @@ spawn_common(const char *hook, pid_t *pidp, int *pidfd, const char *file,
 		if (es_is_shell(&st.pol, path))
 			t.shell = 1;
 	}
-	memset(&pl, 0, sizeof(pl));
-	pl.hook = hook;
-	pl.path = path;
-	pl.target = path;
-	pl.in = envp != NULL ? envp : empty_env;
+	es_plan_init(&pl, hook, path, path, envp != NULL ? envp : empty_env);
 	pl.agent = t.agent;
 	/*
 	 * A missing file is the child's error to report (posix_spawn returns

@@ -140,6 +140,9 @@ void	 es_judge(const struct es_shim *, int dirfd, const char *path, int fd,
 	    int nofollow, char *const *argv, struct es_target *);
 int	 es_decide(const struct es_shim *, const struct es_target *, const char **why);
 const char *es_precheck(const struct es_shim *, char *const *argv);
+/* Clears all but the stack arena, which es_plan_make carves before use. */
+void	 es_plan_init(struct es_plan *, const char *hook, const char *path,
+	    const char *target, char *const *in);
 int	 es_plan_make(const struct es_shim *, struct es_plan *, char *const *argv,
 	    const char *pre);
 void	 es_plan_release(struct es_plan *);
