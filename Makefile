@@ -31,8 +31,8 @@ LIB_OBJS	:= $(addprefix $(B)/pic/,$(addsuffix .o,interpose launch ctor root $(LO
 CMD_SRCS	:= shim/envshim.c $(sort $(wildcard shim/cmd_*.c))
 # root and launch: envshim --contain computes the launch root's state.
 CMD_OBJS	:= $(patsubst shim/%.c,$(B)/obj/%.o,$(CMD_SRCS)) \
-		   $(addprefix $(B)/obj/,$(addsuffix .o,root launch $(LOAD) $(CORE)))
-SBX_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,sandbox $(LOAD) $(CORE)))
+		   $(addprefix $(B)/obj/,$(addsuffix .o,root launch landlock $(LOAD) $(CORE)))
+SBX_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,sandbox landlock $(LOAD) $(CORE)))
 CORE_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,$(LOAD) $(CORE)))
 
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))

@@ -25,6 +25,7 @@
 
 #include "es_load.h"
 #include "cmd.h"
+#include "es_landlock.h"
 
 #ifndef ES_LIBDIR
 #define ES_LIBDIR	"/usr/local/lib/envshim"
@@ -258,6 +259,17 @@ check_system(struct doc *d)
 	    "namespace files" : "missing /proc/self/exe or /proc/self/ns/user",
 	    "mount proc on /proc: the shim reads /proc/self/exe and "
 	    "/proc/self/ns");
+	/* Not a failure: older kernels leave a documented gap instead. */
+	if (es_landlock_abi() >= ES_LANDLOCK_SCOPE_ABI)
+		snprintf(msg, sizeof(msg), "ABI %d: abstract sockets and "
+		    "signals outside the sandbox are out of reach",
+		    es_landlock_abi());
+	else
+		snprintf(msg, sizeof(msg), "no scoping (ABI %d, needs %d, "
+		    "Linux 6.12): with network on, the sandbox reaches "
+		    "abstract sockets outside; 'network off' cuts them",
+		    es_landlock_abi(), ES_LANDLOCK_SCOPE_ABI);
+	result(d, 1, "landlock", msg, NULL);
 }
 
 /* Can the log file be appended to (creating its directory as the shim would)? */

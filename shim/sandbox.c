@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "es_exec.h"
+#include "es_landlock.h"
 #include "es_limits.h"
 #include "es_load.h"
 #include "es_policy.h"
@@ -60,7 +61,7 @@ enum step {
 	S_MAP_UID, S_SETGROUPS, S_MAP_GID, S_ROOT_RO, S_BIND, S_WRITABLE,
 	S_TMP, S_DEV, S_DEVNODE, S_PTS, S_SHM, S_HIDE, S_RO_OPEN, S_RO_LINK,
 	S_RO_PIN, S_RO, S_PROC, S_CHDIR, S_NSID, S_CAPS, S_SETSID,
-	S_KEYRING, S_PDEATHSIG, S_PARENT, S_FORK, S_EXEC
+	S_KEYRING, S_LANDLOCK, S_PDEATHSIG, S_PARENT, S_FORK, S_EXEC
 };
 
 static const char *const step_name[] = {
@@ -71,7 +72,7 @@ static const char *const step_name[] = {
 	"ro path is a symlink", "pin a ro path's directory",
 	"make a ro path read-only", "mount /proc", "chdir", "read namespace ids",
 	"drop capabilities", "setsid", "join a new session keyring",
-	"PR_SET_PDEATHSIG", "parent exited",
+	"scope with Landlock", "PR_SET_PDEATHSIG", "parent exited",
 	"fork", "exec"
 };
 
@@ -738,6 +739,13 @@ init_main(struct plan *pl)
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) == -1 &&
 	    errno != ENOSYS)
 		fail(pl, S_KEYRING, -1);
+	/*
+	 * Abstract sockets belong to the network namespace, which `network
+	 * on` shares: Landlock (Linux 6.12+) keeps them, and signals, inside.
+	 * An older kernel leaves that gap open, as the threat model says.
+	 */
+	if (es_landlock_scope() == -1)
+		fail(pl, S_LANDLOCK, -1);
 	fwd_group = 1;
 	catch_signals();
 	if ((cmd = fork()) == -1)

@@ -191,9 +191,11 @@ threat model (`docs/threat-model.md`) says what covers them.
 - **Secrets with no recognisable shape** (an AWS secret access key under
   an innocent name) pass: there is no entropy guessing, by design.  Only
   their usual names are caught.
-- **Network on (the default) shares the network namespace**: abstract
-  unix sockets outside (X11's `@/tmp/.X11-unix/X0`, some D-Bus setups) are
-  reachable from the sandbox (shown).  `network off` closes it.
+- **Network on (the default) shares the network namespace**: before
+  Linux 6.12, abstract unix sockets outside (X11's `@/tmp/.X11-unix/X0`,
+  some D-Bus setups) are reachable from the sandbox.  From 6.12 Landlock
+  scoping blocks them (tested, with the older-kernel branch asserting the
+  gap); `network off` closes it on any kernel.
 - **Links planted in the workspace** by a sandboxed command outlive it and
   can redirect the unsandboxed agent's own writes out of the workspace
   (shown).  Nothing in envshim can see the agent's later file writes.

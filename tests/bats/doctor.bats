@@ -37,6 +37,16 @@ setup() {
 	fi
 }
 
+@test "doctor says whether Landlock scopes the sandbox, as the kernel does" {
+	run "$COPY/envshim" doctor
+	abi=$(python3 -c 'import ctypes; print(max(0, ctypes.CDLL(None).syscall(444, None, 0, 1)))')
+	if [ "$abi" -ge 6 ]; then
+		grep -qx "ok   landlock: ABI $abi: abstract sockets and signals outside the sandbox are out of reach" <<<"$output"
+	else
+		grep -q "^ok   landlock: no scoping (ABI $abi, needs 6" <<<"$output"
+	fi
+}
+
 @test "a setuid helper fails with the fix" {
 	chmod u+s "$COPY/envshim-sandbox"
 	run -1 "$COPY/envshim" doctor
