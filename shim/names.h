@@ -11,6 +11,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "es_policy.h"	/* ES_NAMES_IX */
 
@@ -159,5 +163,35 @@ es_ci_eq(const char *a, const char *b, size_t n)
 			return 0;
 	return 1;
 }
+
+#ifdef __SSE2__
+/*
+ * The n (< 16) bytes at p in a vector, zero above: a 16-byte load could
+ * run past the string into an unmapped page (and sanitizers say so).
+ * Overlapping 8- or 4-byte loads stay inside the n bytes.
+ */
+static inline __m128i
+es_load_short(const unsigned char *p, size_t n)
+{
+	uint64_t lo = 0, hi = 0;
+	uint32_t a, b;
+
+	if (n >= 8) {
+		memcpy(&lo, p, 8);
+		if (n > 8) {
+			memcpy(&hi, p + n - 8, 8);
+			hi >>= (16 - n) * 8;
+		}
+	} else if (n >= 4) {
+		memcpy(&a, p, 4);
+		memcpy(&b, p + n - 4, 4);
+		lo = a | ((uint64_t)b >> ((8 - n) * 8) << 32);
+	} else if (n > 0) {
+		lo = p[0] | (uint64_t)p[n / 2] << (n / 2 * 8) |
+		    (uint64_t)p[n - 1] << ((n - 1) * 8);
+	}
+	return _mm_set_epi64x((long long)hi, (long long)lo);
+}
+#endif
 
 #endif

@@ -4,7 +4,7 @@
  * PEM private-key headers and JWTs.  No regex library and no entropy
  * guessing: a shape either matches somewhere in the value or it does not.
  *
- * Speed: a prefilter (es_shapes_maybe, 16 bytes a step where SSE2 is
+ * Speed: a prefilter (es_shapes_maybe, 64 bytes a step where SSE2 is
  * there) clears almost every value without looking at shapes.  The rest
  * is scanned position by position: a first-byte and a second-byte table
  * (bit sets of the shapes whose anchor starts with that pair) reject most
@@ -571,29 +571,33 @@ es_shapes_exact(const char *value, size_t len, const char **what)
  * unit test that checks it against es_shapes_exact):
  *   - a run of 15 or more bytes none of which breaks a run (PF_BRK:
  *     bytes below '.', '/' ':' ';', and every byte >= 0x80);
+ *   - a run of 32 or more where '-' does not break either (sk-proj-,
+ *     sk-ant-, hvs., SG., AIza, ATATT3, HRKU-AA, pypi-, fo1_, atlas,
+ *     Azure: 37 at the least);
  *   - '@' (URL userinfo);
  *   - '_' after c C s 2 (glc_, ops_eyJ, fm2_: their bodies hold + and /);
  *   - '-' before '-' (PEM), 4 bytes after x or X (xox?- xapp- xoxe.xox?-),
- *     after "g?t" or "g??t" (glpat- glrt- gldt-), or inside a run of 32 or
- *     more bytes where '-' does not break (sk-proj-, sk-ant-, hvs., SG.,
- *     AIza, ATATT3, HRKU-AA, pypi-, fo1_, atlas, Azure: 37 at the least).
+ *     or after "g?t" or "g??t" (glpat- glrt- gldt-).
  * Typical values (paths, LS_COLORS, words, numbers) have none of them, and
- * skip the exact scan, which costs some nine instructions a byte.
+ * skip the exact scan, which costs some nine instructions a byte.  Both
+ * runs are counted as the bytes go by, so no byte is looked at twice.
  */
 #define PF_BRK	1	/* ends a run */
 #define PF_HIT	2	/* looked at where it stands */
+#define PF_DASH	4	/* '-': ends only the shorter run */
 #define PF_RUN	15	/* shortest run that needs the exact scan */
 #define PF_DRUN	32	/* the same, with '-' inside runs */
 
 #define Bk	PF_BRK
 #define Hd	(PF_BRK | PF_HIT)
 #define Hh	PF_HIT
+#define Dh	(PF_BRK | PF_HIT | PF_DASH)
 
 static const unsigned char pf[256] = {
 	Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk,
 	Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk,
 	/* ' ' to '/' */
-	Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Hd, 0, Bk,
+	Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Bk, Dh, 0, Bk,
 	/* '0' to '?' */
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, Bk, Bk, 0, 0, 0, 0,
 	/* '@' to 'O' */
@@ -615,16 +619,12 @@ static const unsigned char pf[256] = {
 #undef Bk
 #undef Hd
 #undef Hh
+#undef Dh
 
-/*
- * A mark byte at v[k]: does it need the exact scan?  *dend is the end of
- * the last '-' run measured, so a run of many dashes is measured once.
- */
-static int
-pf_hit(const unsigned char *v, size_t len, size_t k, size_t *dend)
+/* A mark byte at v[k]: does it need the exact scan? */
+static inline int
+pf_hit(const unsigned char *v, size_t len, size_t k)
 {
-	size_t a, b;
-
 	switch (v[k]) {
 	case '@':
 		return 1;
@@ -632,21 +632,10 @@ pf_hit(const unsigned char *v, size_t len, size_t k, size_t *dend)
 		return k > 0 && (v[k - 1] == 'c' || v[k - 1] == 'C' ||
 		    v[k - 1] == 's' || v[k - 1] == '2');
 	default:	/* '-' */
-		if ((k + 1 < len && v[k + 1] == '-') ||
+		return (k + 1 < len && v[k + 1] == '-') ||
 		    (k >= 4 && (v[k - 4] | 0x20) == 'x') ||
 		    (k >= 4 && v[k - 1] == 't' && (v[k - 4] == 'g' ||
-		    (k >= 5 && v[k - 5] == 'g'))))
-			return 1;
-		if (k < *dend)
-			return 0;
-		for (a = k; a > 0 && (!(pf[v[a - 1]] & PF_BRK) ||
-		    v[a - 1] == '-'); a--)
-			;
-		for (b = k + 1; b < len && (!(pf[v[b]] & PF_BRK) ||
-		    v[b] == '-'); b++)
-			;
-		*dend = b;
-		return b - a >= PF_DRUN;
+		    (k >= 5 && v[k - 5] == 'g')));
 	}
 }
 
@@ -654,70 +643,143 @@ int
 es_shapes_maybe_scalar(const char *value, size_t len)
 {
 	const unsigned char *v = (const unsigned char *)value;
-	size_t i, start = 0, dend = 0;
+	size_t i, start = 0, dstart = 0;
 
 	for (i = 0; i < len; i++) {
 		unsigned k = pf[v[i]];
 
 		if (k == 0)
 			continue;
-		if ((k & PF_HIT) && pf_hit(v, len, i, &dend))
+		if ((k & PF_HIT) && pf_hit(v, len, i))
 			return 1;
 		if (k & PF_BRK) {
 			if (i - start >= PF_RUN)
 				return 1;
 			start = i + 1;
 		}
+		if ((k & (PF_BRK | PF_DASH)) == PF_BRK) {
+			if (i - dstart >= PF_DRUN)
+				return 1;
+			dstart = i + 1;
+		}
 	}
-	return len - start >= PF_RUN;
+	return len - start >= PF_RUN || len - dstart >= PF_DRUN;
 }
 
 #ifdef __SSE2__
-/* The same, 16 bytes a step: two byte masks, then bit arithmetic. */
+/* Bit j set: bits j to j + 14 of w all set (a run of 15). */
+static inline uint64_t
+runs15(uint64_t w)
+{
+	w &= w >> 1;
+	w &= w >> 2;
+	w &= w >> 4;
+	return w & (w >> 7);
+}
+
+/* The same for a run of 32. */
+static inline uint64_t
+runs32(uint64_t w)
+{
+	w &= w >> 1;
+	w &= w >> 2;
+	w &= w >> 4;
+	w &= w >> 8;
+	return w & (w >> 16);
+}
+
+/*
+ * The breaks, dashes and marks of 16 bytes at x, one bit each, the first
+ * shift bytes dropped, or-ed in at bit at of *mb, *md and *mh.
+ */
+static inline void
+pf_block(__m128i x, unsigned shift, unsigned at, uint64_t *mb, uint64_t *md,
+    uint64_t *mh)
+{
+	const __m128i dash = _mm_cmpeq_epi8(x, _mm_set1_epi8('-'));
+
+	/* signed: bytes >= 0x80 are below '.' too */
+	*mb |= (uint64_t)((unsigned)_mm_movemask_epi8(_mm_or_si128(
+	    _mm_cmplt_epi8(x, _mm_set1_epi8('.')),
+	    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('/')),
+	    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(':')),
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8(';')))))) >> shift) << at;
+	*md |= (uint64_t)((unsigned)_mm_movemask_epi8(dash) >> shift) << at;
+	*mh |= (uint64_t)((unsigned)_mm_movemask_epi8(_mm_or_si128(dash,
+	    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('_')),
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8('@'))))) >> shift) << at;
+}
+
+/*
+ * 64 bytes at v[i] as masks: the marks, then the runs inside them by
+ * shifts and ands, and across steps by the run each step ends with.
+ */
+static inline int
+pf_step(const unsigned char *v, size_t len, size_t i, uint64_t mb,
+    uint64_t md, uint64_t mh, size_t *run, size_t *drun)
+{
+	for (; mh != 0; mh &= mh - 1)
+		if (pf_hit(v, len, i + (size_t)__builtin_ctzll(mh)))
+			return 1;
+	if (mb == 0 || *run + (size_t)__builtin_ctzll(mb) >= PF_RUN ||
+	    runs15(~mb) != 0)
+		return 1;
+	*run = (size_t)__builtin_clzll(mb);
+	mb &= ~md;
+	if (mb == 0 || *drun + (size_t)__builtin_ctzll(mb) >= PF_DRUN ||
+	    runs32(~mb) != 0)
+		return 1;
+	*drun = (size_t)__builtin_clzll(mb);
+	return 0;
+}
+
+/*
+ * The same, 64 bytes a step, 16 at a time into three 64-bit masks.  A
+ * value shorter than 16 bytes is one load (es_load_short); the last 16
+ * bytes of a longer one are one load that may overlap the one before.
+ */
 int
 es_shapes_maybe(const char *value, size_t len)
 {
 	const unsigned char *v = (const unsigned char *)value;
-	const __m128i dot = _mm_set1_epi8('.'), sl = _mm_set1_epi8('/');
-	const __m128i co = _mm_set1_epi8(':'), sc = _mm_set1_epi8(';');
-	const __m128i us = _mm_set1_epi8('_'), at = _mm_set1_epi8('@');
-	const __m128i da = _mm_set1_epi8('-');
-	size_t i, start = 0, dend = 0;
+	size_t i, j, run = 0, drun = 0;
+	uint64_t mb = 0, md = 0, mh = 0;
 
-	if (len < 16)
-		return es_shapes_maybe_scalar(value, len);
-	for (i = 0; i < len; i += 16) {
-		size_t off = i;
-		unsigned shift = 0, mb, mh;
-		__m128i x, brk, hit;
-
-		if (len - i < 16) {
-			off = len - 16;
-			shift = (unsigned)(16 - (len - i));
+	if (len < 16) {
+		pf_block(es_load_short(v, len), 0, 0, &mb, &md, &mh);
+		if (len < PF_RUN) {
+			/* too short for a run: only the marks count */
+			for (; mh != 0; mh &= mh - 1)
+				if (pf_hit(v, len, (size_t)__builtin_ctzll(mh)))
+					return 1;
+			return 0;
 		}
-		x = _mm_loadu_si128((const __m128i *)(const void *)(v + off));
-		/* signed: bytes >= 0x80 are below '.' too */
-		brk = _mm_or_si128(_mm_cmplt_epi8(x, dot),
-		    _mm_or_si128(_mm_cmpeq_epi8(x, sl),
-		    _mm_or_si128(_mm_cmpeq_epi8(x, co), _mm_cmpeq_epi8(x, sc))));
-		hit = _mm_or_si128(_mm_cmpeq_epi8(x, us),
-		    _mm_or_si128(_mm_cmpeq_epi8(x, at), _mm_cmpeq_epi8(x, da)));
-		mb = (unsigned)_mm_movemask_epi8(brk) >> shift;
-		mh = (unsigned)_mm_movemask_epi8(hit) >> shift;
-		while (mh != 0) {
-			size_t k = i + (size_t)__builtin_ctz(mh);
-
-			mh &= mh - 1;
-			if (pf_hit(v, len, k, &dend))
-				return 1;
-		}
-		if (mb == 0)
-			continue;
-		if (i + (size_t)__builtin_ctz(mb) - start >= PF_RUN)
-			return 1;
-		start = i + (size_t)(32 - __builtin_clz(mb));
+		/* past the end breaks; es_load_short's zeros are no mark */
+		return pf_step(v, len, 0, mb | ~(uint64_t)0 << len, md, mh,
+		    &run, &drun);
 	}
-	return len - start >= PF_RUN;
+	for (i = 0; len - i >= 64; i += 64) {
+		mb = md = mh = 0;
+		for (j = 0; j < 64; j += 16)
+			pf_block(_mm_loadu_si128((const __m128i *)(const void *)
+			    (v + i + j)), 0, (unsigned)j, &mb, &md, &mh);
+		if (pf_step(v, len, i, mb, md, mh, &run, &drun))
+			return 1;
+	}
+	if (i == len)
+		return 0;
+	mb = md = mh = 0;
+	for (j = 0; i + j < len; j += 16) {
+		if (len - (i + j) >= 16)
+			pf_block(_mm_loadu_si128((const __m128i *)(const void *)
+			    (v + i + j)), 0, (unsigned)j, &mb, &md, &mh);
+		else
+			pf_block(_mm_loadu_si128((const __m128i *)(const void *)
+			    (v + len - 16)), (unsigned)(i + j + 16 - len),
+			    (unsigned)j, &mb, &md, &mh);
+	}
+	return pf_step(v, len, i, mb | ~(uint64_t)0 << (len - i), md, mh,
+	    &run, &drun);
 }
 #else
 int
