@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +27,27 @@
 #include "shim.h"
 
 extern char **environ;
+
+/*
+ * "N:N[:N]" as the launch root and the helper write it: up to max decimal
+ * numbers separated by ':'.  Returns how many were read before anything
+ * else; sscanf cost a child six pages of libc it touched for nothing else.
+ */
+static int
+nums(const char *p, unsigned long long *v, int max)
+{
+	int k = 0;
+
+	while (k < max && *p >= '0' && *p <= '9') {
+		v[k] = 0;
+		while (*p >= '0' && *p <= '9')
+			v[k] = v[k] * 10 + (unsigned long long)(*p++ - '0');
+		k++;
+		if (*p++ != ':')
+			break;
+	}
+	return k;
+}
 
 static int
 ns_ino(const char *which, ino_t *ino)
@@ -63,7 +83,7 @@ init_child(struct es_shim *s, char *const *vars)
 	char msg[ES_PATH_MAX + 256];
 	const char *cfg = es_env_value(vars, "ENVSHIM_CONFIG"), *ns = getenv("ENVSHIM_SANDBOX_NS");
 	const char *agent = es_env_value(vars, "ENVSHIM_AGENT");
-	unsigned long long d, i, u, m, h = 0;
+	unsigned long long a[3] = { 0, 0, 0 }, n[3] = { 0, 0, 0 };
 	ino_t uino, mino;
 
 	keep_var(s, vars, s->e_config, sizeof(s->e_config), "ENVSHIM_CONFIG");
@@ -79,17 +99,18 @@ init_child(struct es_shim *s, char *const *vars)
 	}
 	if (es_snapshot_decode(es_env_value(vars, "ENVSHIM_LAUNCH"), &s->snap) != 0)
 		es_broken(s, "malformed ENVSHIM_LAUNCH", NULL);
-	if (agent != NULL && sscanf(agent, "%llu:%llu:%llu", &d, &i, &h) >= 2) {
+	if (agent != NULL && nums(agent, a, 3) >= 2) {
 		s->have_agent = 1;
-		s->agent_dev = (dev_t)d;
-		s->agent_ino = (ino_t)i;
-		s->agent_script = h;
+		s->agent_dev = (dev_t)a[0];
+		s->agent_ino = (ino_t)a[1];
+		s->agent_script = a[2];
 	}
 	/* Inside only if the namespaces really are the helper's. */
-	if (ns != NULL && sscanf(ns, "%llu:%llu:%ld", &u, &m, &s->sandbox_pid) >= 2 &&
+	if (ns != NULL && nums(ns, n, 3) >= 2 &&
 	    ns_ino("user", &uino) == 0 && ns_ino("mnt", &mino) == 0 &&
-	    uino == (ino_t)u && mino == (ino_t)m) {
+	    uino == (ino_t)n[0] && mino == (ino_t)n[1]) {
 		s->inside = 1;
+		s->sandbox_pid = (long)n[2];
 		keep_var(s, environ, s->e_ns, sizeof(s->e_ns), "ENVSHIM_SANDBOX_NS");
 	}
 	if (s->pol.log == ES_LOG_PATH && s->pol.log_path != NULL &&
@@ -244,8 +265,7 @@ contain_self(struct es_shim *s, char **argv)
 	if (s->broken) {
 		pl.action = t.shell && !s->inside ? ES_A_REFUSE : ES_A_RUN;
 		why = s->why;
-	} else if (pl.action == ES_A_SANDBOX &&
-	    (s->helper[0] == '\0' || s->real_execve == NULL)) {
+	} else if (pl.action == ES_A_SANDBOX && s->real_execve == NULL) {
 		pl.action = ES_A_REFUSE;
 		why = "the sandbox helper envshim-sandbox is not installed";
 	}
@@ -255,6 +275,7 @@ contain_self(struct es_shim *s, char **argv)
 		rewrite_env(NULL, 0);
 		return;
 	}
+	why = pl.why;
 	if (changed(s, &pl) || pl.action != ES_A_RUN)
 		es_plan_log(s, &pl, getpid(), getppid(), argv);
 	if (s->pol.mode == ES_MODE_AUDIT) {
@@ -318,43 +339,39 @@ find_self(struct es_shim *s)
 		es_broken(s, "the shim's path is too long", NULL);
 		return;
 	}
-	/* The helper lives next to the shim (build tree), else in libexec. */
+	/* The helper next to the shim (build tree), if it is there: es_helper. */
 	memcpy(dir, path, strlen(path) + 1);
 	slash = strrchr(dir, '/');
 	*slash = '\0';
 	s->helper[0] = '\0';
-	es_cat(s->helper, sizeof(s->helper), dir);
-	es_cat(s->helper, sizeof(s->helper), "/envshim-sandbox");
-	if (access(s->helper, X_OK) != 0) {
+	if (es_cat(s->helper, sizeof(s->helper), dir) != 0 ||
+	    es_cat(s->helper, sizeof(s->helper), "/envshim-sandbox") != 0)
 		s->helper[0] = '\0';
-		es_cat(s->helper, sizeof(s->helper), ES_LIBEXECDIR "/envshim-sandbox");
-		if (access(s->helper, X_OK) != 0)
-			s->helper[0] = '\0';
-	}
 }
 
-/* dl_iterate_phdr: the object loaded at AT_BASE is ld.so itself. */
+/*
+ * dl_iterate_phdr: the object loaded at AT_BASE is ld.so itself, named
+ * as the program's PT_INTERP named it.  The name lives in ld.so's own
+ * memory for as long as the process does.
+ */
 static int
 loader_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct es_shim *s = data;
-	struct stat sb;
 
 	(void)size;
 	if (info->dlpi_addr != (ElfW(Addr))getauxval(AT_BASE) ||
 	    info->dlpi_name == NULL || info->dlpi_name[0] != '/')
 		return 0;
-	if (stat(info->dlpi_name, &sb) == 0) {
-		s->have_ldso = 1;
-		s->ldso_dev = sb.st_dev;
-		s->ldso_ino = sb.st_ino;
-	}
+	s->ldso = info->dlpi_name;
 	return 1;
 }
 
 /*
  * The loader this process came up with.  A program whose PT_INTERP names
  * any other file is started by that file, which never reads LD_PRELOAD.
+ * It is only named here: stat'ing it in every process was a syscall that
+ * the usual target, naming the very same path, never needs.
  */
 static void
 find_loader(struct es_shim *s)
@@ -371,8 +388,9 @@ static int
 is_helper(const struct es_shim *s)
 {
 	struct stat self, helper;
+	const char *h = es_helper(s);
 
-	return s->helper[0] != '\0' && stat(s->helper, &helper) == 0 &&
+	return h != NULL && stat(h, &helper) == 0 &&
 	    stat("/proc/self/exe", &self) == 0 &&
 	    self.st_dev == helper.st_dev && self.st_ino == helper.st_ino;
 }

@@ -18,6 +18,9 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -95,10 +98,6 @@ exec_one(const struct req *r, const char *path, int search)
 	pl.agent = t.agent;
 	pl.action = es_decide(&st, &t, &why);
 	pl.why = why;
-	if (pl.action == ES_A_SANDBOX && st.helper[0] == '\0') {
-		pl.action = ES_A_REFUSE;
-		pl.why = "the sandbox helper envshim-sandbox is not installed";
-	}
 	if (es_plan_make(&st, &pl, r->argv, NULL) != 0) {
 		es_log_refusal(&st, r->hook, path, r->argv, pl.why, getpid(), getppid());
 		errno = EPERM;
@@ -118,12 +117,12 @@ exec_one(const struct req *r, const char *path, int search)
 	 * AS-safe, and a vfork child has a file table of its own.
 	 */
 	keep = r->fd >= 0 ? r->fd : r->dirfd != AT_FDCWD ? r->dirfd : -1;
-	if (pl.target == st.helper && keep >= 0 &&
+	if (pl.helper != NULL && keep >= 0 &&
 	    (fdfl = fcntl(keep, F_GETFD)) >= 0 && (fdfl & FD_CLOEXEC))
 		fcntl(keep, F_SETFD, fdfl & ~FD_CLOEXEC);
 	else
 		fdfl = -1;
-	if (pl.target == st.helper)
+	if (pl.helper != NULL)
 		st.real_execve(pl.target, pl.argv, (char *const *)pl.envp);
 	else if (r->fd >= 0)
 		st.real_fexecve(r->fd, pl.argv, (char *const *)pl.envp);
@@ -143,14 +142,15 @@ exec_one(const struct req *r, const char *path, int search)
 		pl.action = es_decide(&st, &sh, &why);
 		pl.why = why;
 		es_plan_release(&pl);
-		if (pl.action == ES_A_SANDBOX && st.helper[0] == '\0') {
-			es_say_refused("/bin/sh", "the sandbox helper envshim-sandbox is not installed");
-			errno = EPERM;
-			return -1;
-		}
 		if (es_plan_make(&st, &pl, r->argv, path) == 0) {
 			pl.path = "/bin/sh";
 			es_plan_log(&st, &pl, getpid(), getppid(), pl.argv);
+			if (pl.action == ES_A_REFUSE && st.pol.mode != ES_MODE_AUDIT) {
+				es_say_refused("/bin/sh", pl.why);
+				es_plan_release(&pl);
+				errno = EPERM;
+				return -1;
+			}
 			st.real_execve(pl.target, pl.argv, (char *const *)pl.envp);
 			e = errno;
 		}
@@ -448,10 +448,6 @@ spawn_common(const char *hook, pid_t *pidp, int *pidfd, const char *file,
 	 */
 	pl.action = t.found ? es_decide(&st, &t, &why) : ES_A_RUN;
 	pl.why = t.found ? why : NULL;
-	if (pl.action == ES_A_SANDBOX && st.helper[0] == '\0') {
-		pl.action = ES_A_REFUSE;
-		pl.why = "the sandbox helper envshim-sandbox is not installed";
-	}
 	if (es_plan_make(&st, &pl, argv, NULL) != 0) {
 		es_log_refusal(&st, hook, path, argv, pl.why, 0, getpid());
 		return EPERM;
@@ -738,6 +734,29 @@ syscall(long nr, ...)
 
 /* ---- the constructor ---- */
 
+/*
+ * pidfd_spawn came with glibc 2.39.  Asking an older libc for it fails,
+ * and a failed dlsym formats its error in malloc'ed memory: malloc's
+ * setup, getrandom and two brk in every process, for nothing.
+ */
+static int
+libc_has_pidfd_spawn(void)
+{
+#ifdef __GLIBC__
+	const char *v = gnu_get_libc_version();
+	unsigned int major = 0, minor = 0;
+
+	while (*v >= '0' && *v <= '9')
+		major = major * 10 + (unsigned int)(*v++ - '0');
+	if (*v++ == '.')
+		while (*v >= '0' && *v <= '9')
+			minor = minor * 10 + (unsigned int)(*v++ - '0');
+	return major > 2 || (major == 2 && minor >= 39);
+#else
+	return 1;
+#endif
+}
+
 /* glibc hands ELF constructors argc, argv and envp. */
 __attribute__((constructor)) static void
 es_init(int argc, char **argv, char **envp)
@@ -748,9 +767,13 @@ es_init(int argc, char **argv, char **envp)
 	st.real_execveat = (es_execveat_fn)dlsym(RTLD_NEXT, "execveat");
 	st.real_fexecve = (es_fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
 	st.real_posix_spawn = (es_spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
-	st.real_pidfd_spawn = (es_pidfd_spawn_fn)dlsym(RTLD_NEXT, "pidfd_spawn");
+	if (libc_has_pidfd_spawn())
+		st.real_pidfd_spawn = (es_pidfd_spawn_fn)dlsym(RTLD_NEXT,
+		    "pidfd_spawn");
 	st.real_pclose = (es_pclose_fn)dlsym(RTLD_NEXT, "pclose");
+#if !defined(__x86_64__) && !defined(__aarch64__)
 	st.real_syscall = (es_syscall_fn)dlsym(RTLD_NEXT, "syscall");
+#endif
 	es_shim_init(&st, argv);
 	/* A hook that finds itself instead of libc would loop forever. */
 	if (st.real_execve == NULL || st.real_execveat == NULL ||

@@ -174,17 +174,21 @@ static void judge_interp(const struct es_shim *, const char *, struct es_target 
 
 /*
  * Any program can be named as an ELF's loader; the kernel then runs it
- * and ld.so, with the shim, never does.  A loader that cannot be stat'ed
- * makes the kernel fail the exec itself.
+ * and ld.so, with the shim, never does.  The path our own loader came
+ * by is that loader (the exec happens in this mount namespace); any
+ * other path is compared by file.  A loader that cannot be stat'ed makes
+ * the kernel fail the exec itself; our own one unknown, nothing is
+ * called foreign.
  */
 static int
 foreign_loader(const struct es_shim *s, const char *interp)
 {
-	struct stat sb;
+	struct stat sb, ld;
 
-	if (!s->have_ldso || stat(interp, &sb) != 0)
+	if (s->ldso == NULL || strcmp(interp, s->ldso) == 0 ||
+	    stat(interp, &sb) != 0 || stat(s->ldso, &ld) != 0)
 		return 0;
-	return sb.st_dev != s->ldso_dev || sb.st_ino != s->ldso_ino;
+	return sb.st_dev != ld.st_dev || sb.st_ino != ld.st_ino;
 }
 
 /*
@@ -358,6 +362,23 @@ es_decide(const struct es_shim *s, const struct es_target *t, const char **why)
 	return ES_A_RUN;
 }
 
+/*
+ * Next to the shim (a build tree) or in libexec.  Looked up only when a
+ * launch goes to the sandbox: an access(2) in every process was a cost
+ * every process paid for the few that need it.
+ */
+const char *
+es_helper(const struct es_shim *s)
+{
+	static const char installed[] = ES_LIBEXECDIR "/envshim-sandbox";
+
+	if (s->helper[0] != '\0' && access(s->helper, X_OK) == 0)
+		return s->helper;
+	if (access(installed, X_OK) == 0)
+		return installed;
+	return NULL;
+}
+
 /* ---- the plan: filtered env and argv in one arena ---- */
 
 static size_t
@@ -392,18 +413,25 @@ es_plan_release(struct es_plan *pl)
 /*
  * Fills pl: filters the environment, and for a redirect builds the helper's
  * argv.  pre (may be NULL) is put before argv[1..]: the ENOEXEC fallback
- * runs "/bin/sh FILE ARGS".  Returns 0, or -1 with pl->why set.
+ * runs "/bin/sh FILE ARGS".  A sandbox launch with no helper installed
+ * becomes a refusal.  Returns 0, or -1 with pl->why set.
  */
 int
 es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, const char *pre)
 {
 	const struct es_policy *p = &s->pol;
 	size_t argc = 0, bytes = 0, i, outcap, need, scratch;
+	const char *helper = NULL;
 	char *base;
 	long k;
 
 	pl->map = NULL;
 	pl->n = 0;
+	pl->helper = NULL;
+	if (pl->action == ES_A_SANDBOX && (helper = es_helper(s)) == NULL) {
+		pl->action = ES_A_REFUSE;
+		pl->why = "the sandbox helper envshim-sandbox is not installed";
+	}
 	for (i = 0; pl->in != NULL && pl->in[i] != NULL; i++)
 		bytes += strlen(pl->in[i]) + 1;
 	pl->n = i;
@@ -456,7 +484,7 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	}
 	i = 0;
 	if (pl->action == ES_A_SANDBOX && p->mode != ES_MODE_AUDIT) {
-		pl->argv[i++] = (char *)s->helper;
+		pl->argv[i++] = (char *)helper;
 		if (pre == NULL && argv != NULL && argv[0] != NULL &&
 		    strcmp(argv[0], pl->target) != 0) {
 			pl->argv[i++] = (char *)"--argv0";
@@ -469,7 +497,8 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 		for (k = 1; (size_t)k < argc; k++)
 			pl->argv[i++] = argv[k];
 		pl->argv[i] = NULL;
-		pl->target = s->helper;
+		pl->target = helper;
+		pl->helper = helper;
 	} else {
 		if (pre != NULL) {
 			pl->argv[i++] = (char *)pl->target;

@@ -45,9 +45,9 @@ struct es_shim {
 	ino_t			 agent_ino;
 	unsigned long long	 agent_script;	/* es_agent_script of the root */
 	long			 sandbox_pid;	/* inside: the sandboxed launch's pid outside */
-	int			 have_ldso;	/* the ld.so that loaded us: */
-	dev_t			 ldso_dev;	/* a target naming another */
-	ino_t			 ldso_ino;	/* loader is unfollowable */
+	const char		*ldso;		/* the ld.so that loaded us: a */
+						/* target naming another loader */
+						/* is unfollowable */
 	es_execve_fn		 real_execve;
 	es_execveat_fn		 real_execveat;
 	es_fexecve_fn		 real_fexecve;
@@ -57,7 +57,7 @@ struct es_shim {
 	es_syscall_fn		 real_syscall;
 	const char		*forced[ES_NFORCED + 1];
 	char			 why[320];
-	char			 helper[ES_PATH_MAX];
+	char			 helper[ES_PATH_MAX];	/* next to the shim: es_helper */
 	char			 log_path[ES_PATH_MAX];
 	char			 e_preload[ES_PATH_MAX + 16];
 	char			 e_agent[64];
@@ -96,6 +96,7 @@ struct es_plan {
 	const char		**envp;		/* filtered */
 	char			**argv;		/* as executed */
 	struct es_verdict	*v;
+	const char		*helper;	/* target is this helper */
 	char			*logbuf;
 	int			 action, agent;
 	const char		*why;
@@ -139,6 +140,8 @@ int	 es_join(char *buf, size_t cap, const char *dir, size_t dlen, const char *fi
 void	 es_judge(const struct es_shim *, int dirfd, const char *path, int fd,
 	    int nofollow, char *const *argv, struct es_target *);
 int	 es_decide(const struct es_shim *, const struct es_target *, const char **why);
+/* The sandbox helper to run now, or NULL when none is installed. */
+const char *es_helper(const struct es_shim *);
 const char *es_precheck(const struct es_shim *, char *const *argv);
 /* Clears all but the stack arena, which es_plan_make carves before use. */
 void	 es_plan_init(struct es_plan *, const char *hook, const char *path,
