@@ -95,6 +95,19 @@ $(B)/progs/%: tests/progs/%.c
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
 	    -o $@ $< -pthread -ldl
 
+# A static Go agent (os/exec, syscall.Exec: raw clone and execve) for
+# contain_go.bats, built offline from the standard library alone, with
+# every Go cache under $(B).  It is part of the tests: no go, no pass.
+GO		?= go
+GO_ENV		= CGO_ENABLED=0 GOFLAGS= GOPROXY=off GOENV=off GOTOOLCHAIN=local \
+		  GOCACHE=$(abspath $(B))/go/cache GOPATH=$(abspath $(B))/go/path
+$(B)/progs/go_agent: tests/progs/go_agent/main.go tests/progs/go_agent/go.mod
+	@command -v $(GO) >/dev/null || { echo "$(GO) not found: the Go agent" \
+	    "tests need it; tests/deps.sh installs golang-go" >&2; exit 1; }
+	@mkdir -p $(@D)
+	cd tests/progs/go_agent && $(GO_ENV) $(GO) build -trimpath \
+	    -buildvcs=false -o $(abspath $@) .
+
 deps:
 	@tests/deps.sh
 
@@ -111,7 +124,7 @@ clang-build:
 	$(MAKE) --no-print-directory B=$(B)/clang CC=clang $(B)/clang/libenvshim.so \
 	    $(B)/clang/envshim $(B)/clang/envshim-sandbox
 
-bats: all $(PROG_BINS)
+bats: all $(PROG_BINS) $(B)/progs/go_agent
 	bats --print-output-on-failure tests/bats
 
 # The command and the helper under ASan+UBSan for sanitize.bats (never the

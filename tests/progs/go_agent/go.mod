@@ -1,0 +1,3 @@
+module envshim.test/go_agent
+
+go 1.19
