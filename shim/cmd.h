@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "es_exec.h"
+#include "es_limits.h"
 #include "es_policy.h"
 
 /* Exit statuses of the run mode, as env(1) and tini use them. */
@@ -18,6 +20,23 @@ const char	*es_cmd_policy_file(const char *opt);
 
 /* Where execvp would find name: the first executable regular file. */
 int		 es_cmd_resolve(const char *name, char *buf, size_t len);
+
+/*
+ * A "#!/usr/bin/env NAME [ARG...]" COMMAND, run the way env would run it:
+ * argv holds NAME's words then NULL, interp where NAME resolves on PATH.
+ */
+struct es_cmd_hop {
+	char	 interp[ES_PATH_MAX];
+	char	 words[ES_SHEBANG_MAX];		/* argv's strings */
+	char	*argv[ES_SHEBANG_MAX / 2 + 1];
+	size_t	 argc;
+};
+
+/*
+ * Fills hop when exe is such a script and returns 1; 0 when it is not,
+ * or its line needs env itself (assignments, options but -S, quoting).
+ */
+int		 es_cmd_env_hop(const char *exe, struct es_cmd_hop *hop);
 
 /* Loads the launch root's layers; on error prints "envshim: ..." and NULL. */
 struct es_policy *es_cmd_load(const char *userfile);

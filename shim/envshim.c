@@ -203,6 +203,54 @@ es_cmd_resolve(const char *name, char *buf, size_t len)
 }
 
 /*
+ * env(1) would be the first process the shim enters, so the launch root,
+ * and the real agent ("#!/usr/bin/env node") its child: a tool, filtered
+ * of the key it needs.  So run what env would run, in env's place.  Only
+ * lines env would take word for word: NAME, or -S and plain words; an
+ * assignment, another option or quoting is left to env.
+ */
+int
+es_cmd_env_hop(const char *exe, struct es_cmd_hop *hop)
+{
+	unsigned char	 head[ES_SNIFF_HEAD];
+	struct es_sniff	 sn;
+	const char	*b;
+	char		*w, *save;
+	ssize_t		 n;
+	int		 fd, split;
+
+	hop->argc = 0;
+	if ((fd = open(exe, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
+	b = strrchr(sn.interp, '/');
+	if (sn.kind != ES_K_SCRIPT ||
+	    strcmp(b != NULL ? b + 1 : sn.interp, "env") != 0 ||
+	    strpbrk(sn.arg, "\"'\\$#") != NULL)
+		return 0;
+	memcpy(hop->words, sn.arg, sizeof(hop->words));
+	for (w = strtok_r(hop->words, " \t", &save); w != NULL;
+	    w = strtok_r(NULL, " \t", &save))
+		hop->argv[hop->argc++] = w;
+	hop->argv[hop->argc] = NULL;
+	split = hop->argc > 0 && strcmp(hop->argv[0], "-S") == 0;
+	/* Without -S the kernel hands env the rest as one name. */
+	if ((split ? hop->argc < 2 : hop->argc != 1) ||
+	    hop->argv[split][0] == '-' ||
+	    strchr(hop->argv[split], '=') != NULL ||
+	    es_cmd_resolve(hop->argv[split], hop->interp,
+	    sizeof(hop->interp)) != 0) {
+		hop->argc = 0;
+		return 0;
+	}
+	if (split)
+		memmove(hop->argv, hop->argv + 1, hop->argc-- * sizeof(char *));
+	return 1;
+}
+
+/*
  * Why the shim could not follow into file, or NULL.  The loader ignores
  * LD_PRELOAD for setuid/setgid/capability programs and static programs
  * have no loader at all: whatever such an agent starts is unfiltered.
@@ -251,6 +299,24 @@ unenterable(const char *file, int depth)
 	return NULL;
 }
 
+/* Executes what env would for cmd, whose file is exe; returns on failure. */
+static void
+exec_hop(struct es_cmd_hop *hop, const char *exe, char **cmd)
+{
+	char	**av;
+	size_t	  n;
+
+	for (n = 0; cmd[n] != NULL; n++)
+		;
+	if ((av = calloc(hop->argc + n + 1, sizeof(*av))) == NULL)
+		return;
+	memcpy(av, hop->argv, hop->argc * sizeof(*av));
+	av[hop->argc] = (char *)exe;
+	memcpy(av + hop->argc + 1, cmd + 1, (n - 1) * sizeof(*av));
+	execv(hop->interp, av);
+	free(av);
+}
+
 static int
 run(int argc, char **argv)
 {
@@ -264,6 +330,7 @@ run(int argc, char **argv)
 	};
 	const char		*file = NULL, *why;
 	char			 shim[PATH_MAX], pol[PATH_MAX], exe[PATH_MAX];
+	struct es_cmd_hop	 hop;
 	struct es_policy	*p;
 	int			 c, audit = 0, contain = 0;
 	size_t			 i;
@@ -330,7 +397,10 @@ run(int argc, char **argv)
 	    (file != NULL && setenv("ENVSHIM_POLICY", pol, 1) == -1) ||
 	    (audit && setenv("ENVSHIM_MODE", "audit", 1) == -1))
 		goto fail;
-	execvp(argv[optind], argv + optind);
+	if (es_cmd_env_hop(exe, &hop))
+		exec_hop(&hop, exe, argv + optind);
+	else
+		execvp(argv[optind], argv + optind);
 	c = errno;
 	fprintf(stderr, "envshim: %s: %s\n", argv[optind],
 	    c == ENOENT ? "command not found" : strerror(c));

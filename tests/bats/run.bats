@@ -89,3 +89,24 @@ os.setxattr(sys.argv[1], "security.capability", struct.pack("<5I", 0x02000000, 1
 	run -125 "$ENVSHIM" -- "$BATS_TEST_TMPDIR/capped"
 	[[ "$output" == *"it has file capabilities"* ]]
 }
+
+@test "a #!/usr/bin/env script is its interpreter's agent: it keeps its key, its tools do not" {
+	# npm installs claude and gemini as "#!/usr/bin/env node" scripts; env
+	# must not become the launch root that takes the key from the agent.
+	gh=ghp_abcdefghijklmnopqrstuvwxyz0123456789
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	for line in '#!/usr/bin/env python3' '#!/usr/bin/env -S python3 -O'; do
+		printf '%s\n' "$line" 'import os, subprocess, sys' \
+		    'print("agent sees", os.environ.get("GITHUB_TOKEN"), sys.argv[1:], sys.flags.optimize)' \
+		    'subprocess.run(["/usr/bin/env"])' >"$BATS_TEST_TMPDIR/bin/pyagent"
+		chmod 755 "$BATS_TEST_TMPDIR/bin/pyagent"
+		run -0 env -i HOME="$HOME" PATH="$BATS_TEST_TMPDIR/bin:/usr/bin:/bin" \
+		    XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" GITHUB_TOKEN="$gh" \
+		    "$ENVSHIM" -- pyagent one 'two words'
+		opt=0
+		[[ "$line" != *-O ]] || opt=1
+		grep -qxF "agent sees $gh ['one', 'two words'] $opt" <<<"$output"
+		grep -qx "LD_PRELOAD=$BUILD/libenvshim.so" <<<"$output"
+		run ! grep -q -e GITHUB_TOKEN -e "$gh" <<<"$(grep -v '^agent sees' <<<"$output")"
+	done
+}
