@@ -47,8 +47,13 @@ PRODUCTS	:= $(B)/libenvshim.so $(B)/envshim $(B)/envshim-sandbox
 
 all: $(PRODUCTS)
 
-# Installed paths are compiled in: a different PREFIX must rebuild.
-ES_PATHS	:= $(LIBDIR) $(LIBEXECDIR) $(SYSCONFDIR) $(VERSION)
+# The helper links statically: no ld.so start-up, no preload, no NSS
+# (docs/design.md).  ASan needs the dynamic loader: asan-bins sets it empty.
+SBX_STATIC	?= 1
+SBX_LINK	:= $(if $(SBX_STATIC),-static-pie,-pie)
+
+# Installed paths (and the helper's link) are compiled in: a change rebuilds.
+ES_PATHS	:= $(LIBDIR) $(LIBEXECDIR) $(SYSCONFDIR) $(VERSION) sbx=$(SBX_STATIC)
 $(B)/paths.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(ES_PATHS)' | cmp -s - $@ || echo '$(ES_PATHS)' > $@
@@ -69,8 +74,10 @@ $(B)/libenvshim.so: $(LIB_OBJS) shim/libenvshim.map
 $(B)/envshim: $(CMD_OBJS)
 	$(CC) -pie $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS)
 
+$(B)/obj/sandbox.o: ES_CFLAGS += $(if $(SBX_STATIC),-DES_SBX_STATIC)
 $(B)/envshim-sandbox: $(SBX_OBJS)
-	$(CC) -pie $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(SBX_OBJS) -ldl
+	$(CC) $(SBX_LINK) $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(SBX_OBJS) \
+	    $(if $(SBX_STATIC),,-ldl)
 
 # ---- tests ----
 
@@ -130,7 +137,7 @@ bats: all $(PROG_BINS) $(B)/progs/go_agent
 # The command and the helper under ASan+UBSan for sanitize.bats (never the
 # preloaded shim: ASan must be the first library a process loads).
 asan-bins:
-	$(MAKE) --no-print-directory B=$(B)/asan-bin \
+	$(MAKE) --no-print-directory B=$(B)/asan-bin SBX_STATIC= \
 	    CFLAGS="-O1 -g $(ASAN_FLAGS)" $(B)/asan-bin/envshim $(B)/asan-bin/envshim-sandbox
 
 check: deps

@@ -28,7 +28,9 @@
 #include <linux/capability.h>
 #include <linux/keyctl.h>
 
+#ifndef ES_SBX_STATIC
 #include <dlfcn.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -835,16 +837,33 @@ resolve(const char *cmd)
 	exit(127);
 }
 
+/*
+ * $HOME, else the caller's /etc/passwd entry, read directly: the static
+ * helper has no NSS modules to load.  A caller known only to another
+ * source (LDAP, sssd) must say HOME, or the ~ paths could not be hidden.
+ */
 static const char *
 home_dir(void)
 {
 	const char *h = getenv("HOME");
 	struct passwd *pw;
+	uid_t uid = getuid();
+	FILE *f;
 
 	if (h != NULL && h[0] == '/')
 		return h;
-	pw = getpwuid(getuid());
-	return pw != NULL ? pw->pw_dir : NULL;
+	if ((f = fopen("/etc/passwd", "re")) != NULL) {
+		while ((pw = fgetpwent(f)) != NULL)
+			if (pw->pw_uid == uid && pw->pw_dir[0] == '/') {
+				h = xstrdup(pw->pw_dir);
+				break;
+			}
+		fclose(f);
+	}
+	if (h == NULL || h[0] != '/')
+		refuse("HOME is not set and uid %lu has no home in /etc/passwd; "
+		    "set HOME", (unsigned long)uid);
+	return h;
 }
 
 /* Is a an ancestor of b (or b itself)?  Both canonical. */
@@ -1054,6 +1073,14 @@ plan_env(struct plan *pl)
 	pl->envp[j] = NULL;
 }
 
+#ifdef ES_SBX_STATIC
+/* No preload enters a static program: its execve is libc's own. */
+static es_execve_fn
+libc_execve(void)
+{
+	return execve;
+}
+#else
 static es_execve_fn
 libc_execve(void)
 {
@@ -1067,6 +1094,7 @@ libc_execve(void)
 		refuse("cannot find libc's execve: %s", dlerror());
 	return f;
 }
+#endif
 
 static long
 read_sysctl(const char *path)

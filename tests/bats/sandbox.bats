@@ -452,6 +452,19 @@ assert r["argv"]==["sh","-c","echo ran; grep NoNewPrivs /proc/self/status"], r' 
 	[ "$status" -eq 125 ]
 }
 
+@test "without HOME the home comes from /etc/passwd; a uid without one is refused" {
+	[ "$(id -u)" = 0 ] || skip "needs root to run as a uid with no passwd entry"
+	# root's entry says /root: the home check uses it
+	run env -i PATH=/usr/bin:/bin ENVSHIM_WORKSPACE=/root "$SBX" -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"the workspace /root is your home directory"* ]]
+	run setpriv --reuid=54321 --regid=54321 --clear-groups \
+	    env -i PATH=/usr/bin:/bin "$SBX" -- sh -c 'echo ran'
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"HOME is not set and uid 54321 has no home in /etc/passwd; set HOME"* ]]
+	[[ "$output" != *ran* ]]
+}
+
 @test "the helper refuses to run setuid" {
 	[ "$(id -u)" = 0 ] || skip "needs root to make a setuid copy"
 	cp "$SBX" "$ROOT/suid-sbx"
