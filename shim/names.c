@@ -235,15 +235,58 @@ static const struct {
 	{ "PASSWORD", 8, 4 }, { "PASSWD", 6, 4 },
 };
 
+/*
+ * The name hash mixes eight upper-cased bytes at a time (the last word
+ * zero-filled), so the scan can feed it whole words of a vector.
+ */
+#define HSEED	0x6a09e667f3bcc908ULL
+
+static inline uint64_t
+hmix(uint64_t h)
+{
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 32);
+}
+
+static inline uint32_t
+hfinal(uint64_t h, size_t n)
+{
+	return (uint32_t)hmix(h ^ (uint64_t)n);
+}
+
+/* Up to 8 bytes at p as a little-endian word, zero above, upper case. */
+static inline uint64_t
+hword(const char *p, size_t n)
+{
+	uint64_t w = 0, a, z, lo;
+	uint32_t x, y;
+
+	if (n >= 8)
+		memcpy(&w, p, 8);
+	else if (n >= 4) {
+		memcpy(&x, p, 4);
+		memcpy(&y, p + n - 4, 4);
+		w = x | ((uint64_t)y >> ((8 - n) * 8) << 32);
+	} else if (n > 0)
+		w = (unsigned char)p[0] |
+		    (uint64_t)(unsigned char)p[n / 2] << (n / 2 * 8) |
+		    (uint64_t)(unsigned char)p[n - 1] << ((n - 1) * 8);
+	/* a-z, eight at a time: bit 7 of each byte that is lower case */
+	lo = w & 0x7f7f7f7f7f7f7f7fULL;
+	a = lo + 0x1f1f1f1f1f1f1f1fULL;		/* >= 'a' sets bit 7 */
+	z = lo + 0x0505050505050505ULL;		/* >  'z' sets bit 7 */
+	return w - (((a & ~z & ~w) & 0x8080808080808080ULL) >> 2);
+}
+
 uint32_t
 es_names_hash(const char *s, size_t n)
 {
-	uint32_t h = 2166136261u;
+	uint64_t h = HSEED;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ es_upper((unsigned char)s[i])) * 16777619u;
-	return h;
+	for (i = 0; i < n; i += 8)
+		h = hmix(h ^ hword(s + i, n - i < 8 ? n - i : 8));
+	return hfinal(h, n);
 }
 
 int
@@ -255,13 +298,7 @@ es_names_index(unsigned short *ix)
 	for (i = 0; i < es_nnames; i++) {
 		const struct es_name *e = &es_names[i];
 
-		uint32_t h = 2166136261u;
-		size_t k;
-
-		/* es_names_hash, without the case folding: all upper case */
-		for (k = 0; k < e->len; k++)
-			h = (h ^ (unsigned char)e->name[k]) * 16777619u;
-		slot = h & (ES_NAMES_IX - 1);
+		slot = es_names_hash(e->name, e->len) & (ES_NAMES_IX - 1);
 		while (ix[slot] != 0) {
 			const struct es_name *o = &es_names[ix[slot] - 1];
 
@@ -370,7 +407,7 @@ es_names_class_s(const unsigned short *ix, const char *name, size_t len,
 		if (len >= e->len && upper_eq(e->pfx, name, e->len))
 			cls |= e->cls;
 	}
-	if (ns->bytes & (NB_PCT | NB_PAREN))
+	if (ns->bytes & NB_ODD)
 		for (i = 0; i + 1 < len; i++)
 			if ((name[i] == '%' && name[i + 1] == '%') ||
 			    (name[i] == '(' && name[i + 1] == ')'))
@@ -416,10 +453,10 @@ is_upper(unsigned char c)
 
 /* One component: a secret by itself, or half of a pair (in *pairs). */
 static int
-component(const unsigned short *ix, const char *s, size_t n, uint32_t h,
-    size_t idx, unsigned *pairs)
+component(const unsigned short *ix, const char *s, size_t n, size_t idx,
+    unsigned *pairs)
 {
-	unsigned cls = es_names_lookup(ix, s, n, h);
+	unsigned cls = es_names_lookup(ix, s, n, es_names_hash(s, n));
 
 	*pairs |= cls;
 	return (cls & ES_NC_COMP) || ((cls & ES_NC_COMP_NF) && idx > 0);
@@ -434,7 +471,6 @@ secret_component(const unsigned short *ix, const char *name, size_t len)
 {
 	size_t i, start = 0, idx = 0;
 	unsigned pairs = 0;
-	uint32_t h = 2166136261u;
 
 	for (i = 0; i <= len; i++) {
 		unsigned char c = i < len ? (unsigned char)name[i] : 0;
@@ -444,17 +480,13 @@ secret_component(const unsigned short *ix, const char *name, size_t len)
 		    is_lower((unsigned char)name[i - 1]);
 
 		if ((cut || camel) && i > start) {
-			if (component(ix, name + start, i - start, h, idx++,
+			if (component(ix, name + start, i - start, idx++,
 			    &pairs))
 				return 1;
-			h = 2166136261u;
 			start = i;
 		}
-		if (cut) {
+		if (cut)
 			start = i + 1;
-			continue;
-		}
-		h = (h ^ es_upper(c)) * 16777619u;
 	}
 	return (pairs & (ES_NC_AUTH | ES_NC_HEADER)) ==
 	    (ES_NC_AUTH | ES_NC_HEADER);
@@ -474,7 +506,7 @@ static const unsigned char nbytes[256] = {
 	S_, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	/* ' ' to '/' */
-	0, 0, 0, 0, 0, NB_PCT, 0, 0, NB_PAREN, 0, 0, 0, 0, C_, C_, C_,
+	0, 0, 0, 0, 0, NB_ODD, 0, 0, NB_ODD, 0, 0, 0, 0, C_, C_, C_,
 	/* '0' to '?' */
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, C_, 0, 0, NB_STOP, 0, 0,
 	/* '@' to 'O' */
@@ -529,15 +561,28 @@ component_class(const unsigned short *ix, const char *name, size_t a,
 	return r | (cls & (ES_NC_AUTH | ES_NC_HEADER));
 }
 
-/* The loop of es_names_scan; stop is a constant where it is inlined. */
-static inline __attribute__((always_inline)) size_t
-scan(const char *name, size_t len, int stop, struct es_nscan *ns)
+/* What a scan found, in the order it found it. */
+static inline void
+scan_end(struct es_nscan *ns, uint64_t h, size_t i, unsigned acc,
+    unsigned nc, unsigned nk)
 {
-	uint32_t h = 2166136261u;
+	if (nc > ES_NS_MARKS || nk > ES_NS_MARKS || i > UINT32_MAX)
+		acc |= NB_MANY;
+	ns->hash = hfinal(h, i);
+	ns->bytes = acc & (NB_LOW | NB_ODD | NB_MANY);
+	ns->ncut = nc;
+	ns->nkw = nk;
+}
+
+size_t
+es_names_scan_scalar(const char *name, size_t len, int stop,
+    struct es_nscan *ns)
+{
+	uint64_t h = HSEED, w = 0;
 	unsigned acc = 0, nc = 0, nk = 0;
 	size_t i;
 
-	for (i = 0; stop || i < len; i++) {
+	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)name[i];
 		unsigned t = nbytes[c];
 
@@ -558,22 +603,111 @@ scan(const char *name, size_t len, int stop, struct es_nscan *ns)
 				nk++;
 			}
 		}
-		h = (h ^ c) * 16777619u;
+		w |= (uint64_t)c << (8 * (i & 7));
+		if ((i & 7) == 7) {
+			h = hmix(h ^ w);
+			w = 0;
+		}
 	}
-	if (nc > ES_NS_MARKS || nk > ES_NS_MARKS || i > UINT32_MAX)
-		acc |= NB_MANY;
-	ns->hash = h;
-	ns->bytes = acc;
-	ns->ncut = nc;
-	ns->nkw = nk;
+	if (i & 7)
+		h = hmix(h ^ w);
+	scan_end(ns, h, i, acc, nc, nk);
 	return i;
 }
 
+#ifdef __SSE2__
+/* Positions of the set bits of m (plus base), the first ES_NS_MARKS. */
+static inline unsigned
+marks(uint32_t *out, unsigned n, unsigned m, size_t base)
+{
+	for (; m != 0; m &= m - 1, n++)
+		if (n < ES_NS_MARKS)
+			out[n] = (uint32_t)(base + (size_t)__builtin_ctz(m));
+	return n;
+}
+
+/*
+ * The same, 16 bytes a step: where the name stops, its lower-case, cut,
+ * K/W and odd bytes as bit masks, and the hash from the upper-cased
+ * vector, eight bytes at a time.  Reads no byte at or past len.
+ */
 size_t
 es_names_scan(const char *name, size_t len, int stop, struct es_nscan *ns)
 {
-	return stop ? scan(name, SIZE_MAX, 1, ns) : scan(name, len, 0, ns);
+	static const unsigned char head[32] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	};
+	const unsigned char *v = (const unsigned char *)name;
+	uint64_t h = HSEED;
+	unsigned acc = 0, nc = 0, nk = 0;
+	size_t i;
+
+	for (i = 0;; i += 16) {
+		size_t avail = len - i;
+		unsigned end, in, m;
+		__m128i x, low, up;
+
+		if (avail >= 16) {
+			x = _mm_loadu_si128((const __m128i *)(const void *)(v + i));
+			end = 16;
+		} else {
+			x = es_load_short(v + i, avail);
+			end = (unsigned)avail;
+		}
+		if (stop) {
+			m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			    _mm_cmpeq_epi8(x, _mm_set1_epi8('=')),
+			    _mm_cmpeq_epi8(x, _mm_setzero_si128())));
+			if ((m & ((1u << end) - 1)) != 0)
+				end = (unsigned)__builtin_ctz(m);
+		}
+		in = (1u << end) - 1;
+		low = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('a' - 1)),
+		    _mm_cmplt_epi8(x, _mm_set1_epi8('z' + 1)));
+		if ((unsigned)_mm_movemask_epi8(low) & in)
+			acc |= NB_LOW;
+		if ((unsigned)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('%')),
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('(')))) & in)
+			acc |= NB_ODD;
+		nc = marks(ns->cut, nc, (unsigned)_mm_movemask_epi8(
+		    _mm_or_si128(_mm_or_si128(
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('_')),
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('-'))),
+		    _mm_or_si128(_mm_or_si128(
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('.')),
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8(':'))),
+		    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('/')),
+		    _mm_cmpeq_epi8(x, _mm_setzero_si128()))))) & in, i);
+		up = _mm_or_si128(x, _mm_set1_epi8(0x20));
+		nk = marks(ns->kw, nk, (unsigned)_mm_movemask_epi8(
+		    _mm_or_si128(_mm_cmpeq_epi8(up, _mm_set1_epi8('k')),
+		    _mm_cmpeq_epi8(up, _mm_set1_epi8('w')))) & in, i);
+		/* upper case, and nothing past the name */
+		x = _mm_and_si128(_mm_sub_epi8(x, _mm_and_si128(low,
+		    _mm_set1_epi8(0x20))), _mm_loadu_si128((const __m128i *)
+		    (const void *)(head + 16 - end)));
+		if (end > 0)
+			h = hmix(h ^ (uint64_t)_mm_cvtsi128_si64(x));
+		if (end > 8)
+			h = hmix(h ^ (uint64_t)_mm_cvtsi128_si64(
+			    _mm_unpackhi_epi64(x, x)));
+		if (end < 16 || avail == 16) {
+			i += end;
+			break;
+		}
+	}
+	scan_end(ns, h, i, acc, nc, nk);
+	return i;
 }
+#else
+size_t
+es_names_scan(const char *name, size_t len, int stop, struct es_nscan *ns)
+{
+	return es_names_scan_scalar(name, len, stop, ns);
+}
+#endif
 
 int
 es_names_secret(const unsigned short *ix, const char *name, size_t len,
@@ -585,17 +719,14 @@ es_names_secret(const unsigned short *ix, const char *name, size_t len,
 	return es_names_secret_s(ix, name, len, cls, &ns);
 }
 
-int
-es_names_secret_s(const unsigned short *ix, const char *name, size_t len,
+/* es_names_secret_s before the exemptions. */
+static int
+secret_name(const unsigned short *ix, const char *name, size_t len,
     unsigned cls, const struct es_nscan *ns)
 {
 	size_t k, j, start = 0;
 	unsigned comp = 0, idx = 0;
 
-	if (cls & ES_NC_EXEMPT)
-		return 0;
-	if (len >= 11 && es_ci_eq(name + len - 11, "_PUBLIC_KEY", 11))
-		return 0;
 	if (cls & ES_NC_SECRET)
 		return 1;
 	if (len > 4 && es_ci_eq(name + len - 4, "_DSN", 4))
@@ -605,14 +736,19 @@ es_names_secret_s(const unsigned short *ix, const char *name, size_t len,
 		return has_substring(name, len) ||
 		    secret_component(ix, name, len);
 	/* Every substring holds a K or a W: look around those only. */
-	for (k = 0; k < ns->nkw; k++)
+	for (k = 0; k < ns->nkw; k++) {
+		size_t at = ns->kw[k];
+		unsigned char c = es_upper((unsigned char)name[at]);
+
 		for (j = 0; j < sizeof(substrings) / sizeof(substrings[0]); j++) {
 			size_t o = substrings[j].kw, n = substrings[j].len;
 
-			if (ns->kw[k] >= o && ns->kw[k] - o + n <= len &&
-			    upper_eq(substrings[j].s, name + ns->kw[k] - o, n))
+			if ((unsigned char)substrings[j].s[o] == c && at >= o &&
+			    at - o + n <= len &&
+			    upper_eq(substrings[j].s, name + at - o, n))
 				return 1;
 		}
+	}
 	for (k = 0; k <= ns->ncut; k++) {
 		size_t end = k < ns->ncut ? ns->cut[k] : len;
 
@@ -623,6 +759,16 @@ es_names_secret_s(const unsigned short *ix, const char *name, size_t len,
 	return (comp & ES_NC_COMP) ||
 	    (comp & (ES_NC_AUTH | ES_NC_HEADER)) ==
 	    (ES_NC_AUTH | ES_NC_HEADER);
+}
+
+/* The exemptions win; *_PUBLIC_KEY is only looked for in a secret name. */
+int
+es_names_secret_s(const unsigned short *ix, const char *name, size_t len,
+    unsigned cls, const struct es_nscan *ns)
+{
+	if ((cls & ES_NC_EXEMPT) || !secret_name(ix, name, len, cls, ns))
+		return 0;
+	return !(len >= 11 && es_ci_eq(name + len - 11, "_PUBLIC_KEY", 11));
 }
 
 int

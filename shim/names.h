@@ -59,7 +59,7 @@ int		es_names_index(unsigned short *ix);
 /* What es_names_index gives, precomputed (names_ix.c). */
 extern const unsigned short	es_names_ix[ES_NAMES_IX];
 
-/* Case-insensitive 32-bit FNV-1a of a name, as the index uses it. */
+/* Case-insensitive hash of a name, eight bytes a step, as the index uses it. */
 uint32_t	es_names_hash(const char *s, size_t n);
 
 /* Classes of the exact name (table entry only, no prefixes). */
@@ -79,17 +79,20 @@ struct es_nscan {
 #define NB_STOP		0x02	/* '=' and NUL end an envp name */
 #define NB_LOW		0x04	/* a-z */
 #define NB_KW		0x08	/* K or W: every secret substring has one */
-#define NB_PCT		0x10	/* % */
-#define NB_PAREN	0x20	/* ( */
+#define NB_ODD		0x10	/* % or ( */
 #define NB_MANY		0x40	/* more marks than ES_NS_MARKS, or huge */
 
 /*
  * One pass over a name: its hash, its byte classes, where it may split
- * into components and where a secret substring may sit.  Reads len bytes,
- * or with stop set up to '=' or NUL (an envp entry; len is ignored).
- * Returns the length of the name.  AS-safe.
+ * into components and where a secret substring may sit.  Reads the len
+ * bytes at name, and no further; with stop set it ends at the first '='
+ * or NUL (an envp entry: len is then its strlen).  Returns the length of
+ * the name.  The _scalar variant is the reference the SIMD one must
+ * equal.  AS-safe.
  */
 size_t		es_names_scan(const char *name, size_t len, int stop,
+		    struct es_nscan *ns);
+size_t		es_names_scan_scalar(const char *name, size_t len, int stop,
 		    struct es_nscan *ns);
 
 /*

@@ -448,11 +448,11 @@ value_verdict(const struct ctx *c, unsigned cls, const char *val, size_t vlen,
 /* One entry's fate, on its own (copies are reconciled by the caller). */
 static unsigned
 decide(const struct ctx *c, const char *s, size_t nlen,
-    const struct es_nscan *ns, size_t *vlenp)
+    const struct es_nscan *ns, size_t vlen)
 {
 	const struct es_policy *p = c->p;
 	const char *val = s + nlen + 1;
-	size_t vlen = *vlenp = strlen(val), k;
+	size_t k;
 	const struct es_rule *rl;
 	unsigned cls;
 	int agent = (c->flags & ES_F_AGENT) != 0;
@@ -626,17 +626,17 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 		const char *s = envp[i];
 		struct es_nscan ns;
 		uint32_t h, j;
-		size_t slot, nlen = 0, vlen;
+		size_t slot, nlen = 0, len = 0;
 		unsigned d;
 
 		sc.first[i] = NONE;
 		sc.gdrop[i] = 0;
-		if (s != NULL)
-			nlen = es_names_scan(s, 0, 1, &ns);
+		if (s != NULL) {
+			len = strlen(s);
+			nlen = es_names_scan(s, len, 1, &ns);
+			bytes += len + 1;
+		}
 		if (s == NULL || s[nlen] != '=' || nlen == 0) {
-			if (s != NULL)
-				bytes += nlen + (s[nlen] == '\0' ? 1 :
-				    strlen(s + nlen) + 1);
 			sc.act[i] = ES_DROP;
 			sc.why[i] = ES_R_MALFORMED;
 			continue;
@@ -654,8 +654,7 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 			sc.first[i] = (uint32_t)i;
 		} else
 			sc.first[i] = j - 1;
-		d = decide(&c, s, nlen, &ns, &vlen);
-		bytes += nlen + vlen + 2;
+		d = decide(&c, s, nlen, &ns, len - nlen - 1);
 		sc.act[i] = (unsigned char)(d & 0xff);
 		sc.why[i] = (unsigned char)(d >> 8);
 		if (sc.act[i] == ES_DROP && sc.gdrop[sc.first[i]] == 0)
