@@ -35,3 +35,21 @@ PAGES="envshim.1 envshim-sandbox.1 envshim-policy.5"
 	out=$(groff -ww -mandoc -Tutf8 -z "$BATS_TEST_TMPDIR/broken.1" 2>&1)
 	[ -n "$out" ]
 }
+
+@test "envshim --help and the SYNOPSIS of envshim(1) name the same options and subcommands" {
+	# --contain was in --help and nowhere in the man page.
+	words() {
+		grep -o -e '--[a-z][a-z-]*' -e '^ *\(usage: \)\?envshim [a-z]\+' | sed 's/.* //' | sort -u
+	}
+	help=$("$BUILD/envshim" --help | words)
+	page=$(LC_ALL=C MANWIDTH=200 man -l "$ROOT/docs/envshim.1" 2>/dev/null |
+		sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' | words)
+	[ -n "$help" ] && [[ "$help" == *--contain* ]] && [[ "$help" == *doctor* ]]
+	diff <(echo "$help") <(echo "$page")
+	# and each option is described, not only listed in the SYNOPSIS
+	body=$(LC_ALL=C MANWIDTH=200 man -l "$ROOT/docs/envshim.1" 2>/dev/null |
+		sed -n '/^DESCRIPTION/,$p')
+	for o in $(grep -- '^--' <<<"$help"); do
+		grep -q -e "^ *$o\b" <<<"$body" || { echo "$o is not described"; return 1; }
+	done
+}
