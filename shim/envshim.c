@@ -328,7 +328,7 @@ run(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char		*file = NULL, *why;
+	const char		*file = NULL, *why, *mode;
 	char			 shim[PATH_MAX], pol[PATH_MAX], exe[PATH_MAX];
 	struct es_cmd_hop	 hop;
 	struct es_policy	*p;
@@ -374,6 +374,16 @@ run(int argc, char **argv)
 	if ((p = es_cmd_load(file)) == NULL)
 		return ES_EXIT_FAIL;
 	free(p);
+	/* The shim would refuse every launch of an agent started with it. */
+	mode = getenv("ENVSHIM_MODE");
+	if (mode != NULL && strcmp(mode, "audit") == 0)
+		audit = 1;
+	else if (mode != NULL && mode[0] != '\0' &&
+	    strcmp(mode, "enforce") != 0) {
+		fprintf(stderr, "envshim: ENVSHIM_MODE must be audit or "
+		    "enforce, or unset\n");
+		return ES_EXIT_FAIL;
+	}
 	if (find_shim(shim, sizeof(shim)) == -1)
 		return ES_EXIT_FAIL;
 	/* ld.so splits LD_PRELOAD at spaces and colons. */

@@ -39,6 +39,17 @@ setup() {
 	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
 }
 
+@test "a bad ENVSHIM_MODE stops the launch with 125, as a bad policy does" {
+	# The shim would refuse every launch the agent made; say so up front.
+	run -125 env ENVSHIM_MODE=bogus "$ENVSHIM" -- touch "$BATS_TEST_TMPDIR/ran"
+	[ "$output" = "envshim: ENVSHIM_MODE must be audit or enforce, or unset" ]
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
+	run -125 env ENVSHIM_MODE=bogus "$ENVSHIM" --contain -- true
+	run -0 env ENVSHIM_MODE=enforce "$ENVSHIM" -- true
+	run -0 env ENVSHIM_MODE= "$ENVSHIM" -- true
+	run -0 env ENVSHIM_MODE=audit "$ENVSHIM" -- true
+}
+
 @test "exit statuses: 127 not found, 126 not executable, else the command's" {
 	run -127 "$ENVSHIM" -- no-such-command-envshim
 	[ "$output" = "envshim: no-such-command-envshim: command not found" ]
