@@ -64,12 +64,17 @@ ns_ino(const char *which, ino_t *ino)
 
 /* Copies an inherited ENVSHIM_* entry so later changes to environ don't matter. */
 static void
-keep_var(struct es_shim *s, char *const *vars, char *dst, size_t cap, const char *name)
+keep_var(struct es_shim *s, char *const *vars, char **dst, size_t cap, const char *name)
 {
 	const char *v = es_env_value(vars, name);
+	char *t;
 
-	if (v != NULL && es_setvar(dst, cap, name, v) != 0)
+	if (v == NULL)
+		return;
+	if ((t = es_text_put(s, cap, name, v)) == NULL)
 		es_broken(s, name, " is too long");
+	else
+		*dst = t;
 }
 
 /*
@@ -85,11 +90,12 @@ init_child(struct es_shim *s, char *const *vars)
 	const char *agent = es_env_value(vars, "ENVSHIM_AGENT");
 	unsigned long long a[3] = { 0, 0, 0 }, n[3] = { 0, 0, 0 };
 	ino_t uino, mino;
+	char *t;
 
-	keep_var(s, vars, s->e_config, sizeof(s->e_config), "ENVSHIM_CONFIG");
-	keep_var(s, vars, s->e_launch, sizeof(s->e_launch), "ENVSHIM_LAUNCH");
-	keep_var(s, vars, s->e_agent, sizeof(s->e_agent), "ENVSHIM_AGENT");
-	keep_var(s, vars, s->e_ws, sizeof(s->e_ws), "ENVSHIM_WORKSPACE");
+	keep_var(s, vars, &s->e_config, ES_CAP_CONFIG, "ENVSHIM_CONFIG");
+	keep_var(s, vars, &s->e_launch, ES_CAP_LAUNCH, "ENVSHIM_LAUNCH");
+	keep_var(s, vars, &s->e_agent, ES_CAP_AGENT, "ENVSHIM_AGENT");
+	keep_var(s, vars, &s->e_ws, ES_CAP_WS, "ENVSHIM_WORKSPACE");
 	if (es_policy_load_text(&s->pol, cfg != NULL ? cfg : "", "ENVSHIM_CONFIG",
 	    &err) != 0) {
 		es_broken(s, "bad inherited policy: ", es_parse_err_str(&err, msg,
@@ -111,11 +117,11 @@ init_child(struct es_shim *s, char *const *vars)
 	    uino == (ino_t)n[0] && mino == (ino_t)n[1]) {
 		s->inside = 1;
 		s->sandbox_pid = (long)n[2];
-		keep_var(s, environ, s->e_ns, sizeof(s->e_ns), "ENVSHIM_SANDBOX_NS");
+		keep_var(s, environ, &s->e_ns, ES_CAP_NS, "ENVSHIM_SANDBOX_NS");
 	}
 	if (s->pol.log == ES_LOG_PATH && s->pol.log_path != NULL &&
-	    strlen(s->pol.log_path) < sizeof(s->log_path))
-		memcpy(s->log_path, s->pol.log_path, strlen(s->pol.log_path) + 1);
+	    (t = es_text_put(s, ES_PATH_MAX, NULL, s->pol.log_path)) != NULL)
+		s->log_path = t;
 }
 
 /*
@@ -317,7 +323,7 @@ find_self(struct es_shim *s)
 {
 	Dl_info info;
 	char path[PATH_MAX], dir[ES_PATH_MAX];
-	char *slash;
+	char *slash, *t;
 
 	if (dladdr((void *)es_shim_init, &info) == 0 || info.dli_fname == NULL) {
 		es_broken(s, "cannot find the shim's own path", NULL);
@@ -335,18 +341,18 @@ find_self(struct es_shim *s)
 		es_broken(s, "cannot find the shim's own path", NULL);
 		return;
 	}
-	if (es_setvar(s->e_preload, sizeof(s->e_preload), "LD_PRELOAD", path) != 0) {
+	if ((t = es_text_put(s, ES_CAP_PRELOAD, "LD_PRELOAD", path)) == NULL) {
 		es_broken(s, "the shim's path is too long", NULL);
 		return;
 	}
+	s->e_preload = t;
 	/* The helper next to the shim (build tree), if it is there: es_helper. */
 	memcpy(dir, path, strlen(path) + 1);
 	slash = strrchr(dir, '/');
 	*slash = '\0';
-	s->helper[0] = '\0';
-	if (es_cat(s->helper, sizeof(s->helper), dir) != 0 ||
-	    es_cat(s->helper, sizeof(s->helper), "/envshim-sandbox") != 0)
-		s->helper[0] = '\0';
+	if (es_cat(dir, sizeof(dir), "/envshim-sandbox") == 0 &&
+	    (t = es_text_put(s, ES_PATH_MAX, NULL, dir)) != NULL)
+		s->helper = t;
 }
 
 /*
@@ -425,6 +431,7 @@ es_shim_init(struct es_shim *s, char **argv)
 	size_t k = 0;
 	int contain, root;
 
+	es_text_init(s);
 	find_self(s);
 	find_loader(s);
 	contain = read_contain(s, &cbuf, vars);

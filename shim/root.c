@@ -39,15 +39,54 @@ es_broken(struct es_shim *s, const char *a, const char *b)
 		es_cat(s->why, sizeof(s->why), b);
 }
 
-/* "NAME=" value into dst, or fail when it does not fit. */
-int
-es_setvar(char *dst, size_t cap, const char *name, const char *value)
+void
+es_text_init(struct es_shim *s)
 {
-	dst[0] = '\0';
-	if (es_cat(dst, cap, name) != 0 || es_cat(dst, cap, "=") != 0 ||
-	    es_cat(dst, cap, value) != 0)
-		return -1;
-	return 0;
+	char **p[] = { &s->helper, &s->log_path, &s->e_preload, &s->e_agent,
+	    &s->e_ns, &s->e_ws, &s->e_launch, &s->e_config };
+	size_t i;
+
+	if (s->text_used == 0) {
+		s->text[0] = '\0';
+		s->text_used = 1;
+	}
+	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++)
+		if (*p[i] == NULL)
+			*p[i] = s->text;
+}
+
+char *
+es_text_room(struct es_shim *s, size_t cap, size_t *room)
+{
+	size_t left = sizeof(s->text) - s->text_used;
+
+	*room = cap < left ? cap : left;
+	return s->text + s->text_used;
+}
+
+char *
+es_text_keep(struct es_shim *s, size_t len)
+{
+	char *t = s->text + s->text_used;
+
+	t[len] = '\0';
+	s->text_used += len + 1;
+	return t;
+}
+
+char *
+es_text_put(struct es_shim *s, size_t cap, const char *name, const char *value)
+{
+	size_t room;
+	char *t = es_text_room(s, cap, &room);
+
+	if (room == 0)
+		return NULL;
+	t[0] = '\0';
+	if ((name != NULL && (es_cat(t, room, name) != 0 ||
+	    es_cat(t, room, "=") != 0)) || es_cat(t, room, value) != 0)
+		return NULL;
+	return es_text_keep(s, strlen(t));
 }
 
 /* v in decimal into d (24 bytes). */
@@ -85,11 +124,9 @@ add_layer(struct es_shim *s, const char *origin, const char *line)
 static int
 settle_log(struct es_shim *s)
 {
-	char line[ES_PATH_MAX + 8];
+	char line[ES_PATH_MAX + 8], path[ES_PATH_MAX];
 
-	if (es_log_file(&s->pol, getenv("HOME"), s->log_path,
-	    sizeof(s->log_path)) != 0) {
-		s->log_path[0] = '\0';
+	if (es_log_file(&s->pol, getenv("HOME"), path, sizeof(path)) != 0) {
 		if (s->pol.log == ES_LOG_PATH) {
 			es_broken(s, "log: no file (~/ needs HOME, or too long)", NULL);
 			return -1;
@@ -97,12 +134,13 @@ settle_log(struct es_shim *s)
 		return 0;	/* no HOME for the default: records are lost */
 	}
 	/* Bounded and created now, so the sandbox can bind it writable. */
-	(void)es_log_rotate(s->log_path);
-	(void)es_log_create(s->log_path);
-	if (s->log_path[0] == '\0')
+	(void)es_log_rotate(path);
+	(void)es_log_create(path);
+	if (path[0] == '\0')
 		return 0;
+	s->log_path = es_text_put(s, sizeof(path), NULL, path);
 	memcpy(line, "log ", 5);
-	if (es_cat(line, sizeof(line), s->log_path) != 0 ||
+	if (es_cat(line, sizeof(line), path) != 0 ||
 	    es_cat(line, sizeof(line), "\n") != 0) {
 		es_broken(s, "log path too long", NULL);
 		return -1;
@@ -120,10 +158,12 @@ es_root_init(struct es_shim *s, const char *policyfile, const char *mode,
     char *const *envp, const char *exe, char *const *argv)
 {
 	struct es_parse_err err;
-	char msg[ES_PATH_MAX + 256], cwd[ES_PATH_MAX];
+	char msg[ES_PATH_MAX + 256], cwd[ES_PATH_MAX], *t;
 	struct stat sb;
+	size_t room;
 	long len;
 
+	es_text_init(s);
 	if (es_policy_load_root(&s->pol, policyfile, &err) != 0) {
 		es_broken(s, "bad policy: ", es_parse_err_str(&err, msg, sizeof(msg)));
 		es_policy_init(&s->pol);
@@ -156,21 +196,36 @@ es_root_init(struct es_shim *s, const char *policyfile, const char *mode,
 		es_cat(num, sizeof(num), ull(d, sb.st_ino));
 		es_cat(num, sizeof(num), ":");
 		es_cat(num, sizeof(num), ull(d, s->agent_script));
-		es_setvar(s->e_agent, sizeof(s->e_agent), "ENVSHIM_AGENT", num);
+		if ((t = es_text_put(s, ES_CAP_AGENT, "ENVSHIM_AGENT", num)) != NULL)
+			s->e_agent = t;
 	}
-	if (getcwd(cwd, sizeof(cwd)) != NULL)
-		es_setvar(s->e_ws, sizeof(s->e_ws), "ENVSHIM_WORKSPACE", cwd);
-	memcpy(s->e_launch, "ENVSHIM_LAUNCH=", 15);
-	if (es_snapshot_encode(&s->snap, s->e_launch + 15,
-	    sizeof(s->e_launch) - 15) < 0) {
+	if (getcwd(cwd, sizeof(cwd)) != NULL &&
+	    (t = es_text_put(s, ES_CAP_WS, "ENVSHIM_WORKSPACE", cwd)) != NULL)
+		s->e_ws = t;
+	t = es_text_room(s, ES_CAP_LAUNCH, &room);
+	if (room < 16)
+		len = -1;
+	else {
+		memcpy(t, "ENVSHIM_LAUNCH=", 15);
+		len = es_snapshot_encode(&s->snap, t + 15, room - 15);
+	}
+	if (len < 0) {
 		es_broken(s, "launch snapshot too large", NULL);
 		return;
 	}
-	memcpy(s->e_config, "ENVSHIM_CONFIG=", 15);
-	len = es_policy_format(&s->pol, 0, s->e_config + 15,
-	    sizeof(s->e_config) - 15);
-	if (len < 0)
+	s->e_launch = es_text_keep(s, 15 + (size_t)len);
+	t = es_text_room(s, ES_CAP_CONFIG, &room);
+	if (room < 16)
+		len = -1;
+	else {
+		memcpy(t, "ENVSHIM_CONFIG=", 15);
+		len = es_policy_format(&s->pol, 0, t + 15, room - 15);
+	}
+	if (len < 0) {
 		es_broken(s, "effective policy too large to hand down", NULL);
-	else if (len > 0 && s->e_config[15 + len - 1] == '\n')
-		s->e_config[15 + len - 1] = '\0';	/* tidier in `env` output */
+		return;
+	}
+	if (len > 0 && t[15 + len - 1] == '\n')
+		len--;		/* tidier in `env` output */
+	s->e_config = es_text_keep(s, 15 + (size_t)len);
 }

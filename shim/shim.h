@@ -20,6 +20,17 @@
 #define ES_MAX_POPEN	64	/* popen streams open at once */
 #define ES_NFORCED	7	/* LD_PRELOAD and the ENVSHIM_* a child inherits */
 
+/* What each string of the state may hold, with its NUL. */
+#define ES_CAP_PRELOAD	(ES_PATH_MAX + 16)		/* LD_PRELOAD=... */
+#define ES_CAP_AGENT	64				/* ENVSHIM_AGENT=... */
+#define ES_CAP_NS	64				/* ENVSHIM_SANDBOX_NS=... */
+#define ES_CAP_WS	(ES_PATH_MAX + 32)		/* ENVSHIM_WORKSPACE=... */
+#define ES_CAP_LAUNCH	(ES_SNAPSHOT_MAX * 34 + 32)	/* ENVSHIM_LAUNCH=... */
+#define ES_CAP_CONFIG	(ES_POLICY_TEXT_MAX + 32)	/* ENVSHIM_CONFIG=... */
+/* Room for all of them at their largest, the helper and the log path. */
+#define ES_SHIM_TEXT	(1 + ES_CAP_PRELOAD + 2 * ES_PATH_MAX + ES_CAP_AGENT + \
+			 ES_CAP_NS + ES_CAP_WS + ES_CAP_LAUNCH + ES_CAP_CONFIG)
+
 /* Contain mode's launch state: present only in the agent's namespace. */
 #define ES_CONTAIN_NAME	"envshim/contain"
 #define ES_CONTAIN_FILE	"/etc/" ES_CONTAIN_NAME
@@ -35,7 +46,12 @@ typedef int (*es_pidfd_spawn_fn)(int *, const char *, const posix_spawn_file_act
 typedef int (*es_pclose_fn)(FILE *);
 typedef long (*es_syscall_fn)(long, ...);
 
-/* Written by the constructor, then only read (but for the popen table). */
+/*
+ * Written by the constructor, then only read (but for the popen table).
+ * What a child writes comes first and is packed: the strings share text
+ * (es_text_put), since a 4 KiB array per string cost a page fault each,
+ * and the snapshot comes before the large, mostly untouched, buffers.
+ */
 struct es_shim {
 	volatile sig_atomic_t	 ready;
 	int			 broken;	/* refuse every launch: why[] */
@@ -57,15 +73,18 @@ struct es_shim {
 	es_syscall_fn		 real_syscall;
 	const char		*forced[ES_NFORCED + 1];
 	char			 why[320];
-	char			 helper[ES_PATH_MAX];	/* next to the shim: es_helper */
-	char			 log_path[ES_PATH_MAX];
-	char			 e_preload[ES_PATH_MAX + 16];
-	char			 e_agent[64];
-	char			 e_ns[64];
-	char			 e_ws[ES_PATH_MAX + 32];
-	char			 e_launch[ES_SNAPSHOT_MAX * 34 + 32];
-	char			 e_config[ES_POLICY_TEXT_MAX + 32];
+	/* Each "" until set once; all point into text. */
+	char			*helper;	/* next to the shim: es_helper */
+	char			*log_path;
+	char			*e_preload;
+	char			*e_agent;
+	char			*e_ns;
+	char			*e_ws;
+	char			*e_launch;
+	char			*e_config;
+	size_t			 text_used;
 	struct es_snapshot	 snap;
+	char			 text[ES_SHIM_TEXT];
 	struct es_policy	 pol;
 	struct {
 		FILE	*f;		/* published last */
@@ -116,8 +135,18 @@ void	es_shim_init(struct es_shim *, char **argv);
 int	 es_cat(char *dst, size_t cap, const char *s);
 /* Sets s->broken with the reason a then b (b may be NULL). */
 void	 es_broken(struct es_shim *, const char *a, const char *b);
-/* "NAME=VALUE" into dst; -1 when it does not fit. */
-int	 es_setvar(char *dst, size_t cap, const char *name, const char *value);
+/* Points every string of the state that is not set yet at "". */
+void	 es_text_init(struct es_shim *);
+/*
+ * Copies "NAME=VALUE" (VALUE alone when name is NULL) into the state's
+ * text; returns the copy, or NULL when it needs more than cap bytes.
+ */
+char	*es_text_put(struct es_shim *, size_t cap, const char *name,
+	    const char *value);
+/* Where a string of at most cap bytes can be built in place. */
+char	*es_text_room(struct es_shim *, size_t cap, size_t *room);
+/* Keeps the len bytes (and a NUL) built at es_text_room; returns them. */
+char	*es_text_keep(struct es_shim *, size_t len);
 /*
  * The launch root's work: policy layers (policyfile may be NULL), mode
  * ("audit", "enforce" or NULL), the snapshot of envp, the agent (dev:ino
