@@ -735,10 +735,13 @@ secret_name(const unsigned short *ix, const char *name, size_t len,
 	if (ns->bytes & (NB_LOW | NB_MANY))
 		return has_substring(name, len) ||
 		    secret_component(ix, name, len);
-	/* Every substring holds a K or a W: look around those only. */
+	/*
+	 * From here the name has no lower case.  Every substring holds a K
+	 * or a W: look around those only.
+	 */
 	for (k = 0; k < ns->nkw; k++) {
 		size_t at = ns->kw[k];
-		unsigned char c = es_upper((unsigned char)name[at]);
+		unsigned char c = (unsigned char)name[at];
 
 		for (j = 0; j < sizeof(substrings) / sizeof(substrings[0]); j++) {
 			size_t o = substrings[j].kw, n = substrings[j].len;
@@ -749,11 +752,17 @@ secret_name(const unsigned short *ix, const char *name, size_t len,
 				return 1;
 		}
 	}
+	/* The bytes index the length tables as they are. */
 	for (k = 0; k <= ns->ncut; k++) {
-		size_t end = k < ns->ncut ? ns->cut[k] : len;
+		size_t end = k < ns->ncut ? ns->cut[k] : len, n = end - start;
 
-		if (end > start)
+		if (n == 0 || n > 15) {
+			idx += n != 0;
+		} else if (comp_first[(unsigned char)name[start]] &
+		    comp_last[(unsigned char)name[end - 1]] & (1u << n))
 			comp |= component_class(ix, name, start, end, idx++);
+		else
+			idx++;
 		start = end + 1;
 	}
 	return (comp & ES_NC_COMP) ||

@@ -422,6 +422,7 @@ struct ctx {
 	const struct es_policy		*p;
 	const struct es_snapshot	*snap;
 	unsigned			 flags;
+	int				 literals;	/* secret-value rules */
 	const char *const		*forced;
 	unsigned char			 first[256];	/* of forced and set names */
 };
@@ -435,6 +436,9 @@ value_verdict(const struct ctx *c, unsigned cls, const char *val, size_t vlen,
 {
 	const char *what = NULL;
 
+	/* Most values: no builtin shape can be there, and no literal. */
+	if (!c->literals && !es_shapes_maybe(val, vlen))
+		return keep;
 	if (!es_secret_value(c->p, val, vlen, &what))
 		return keep;
 	if (c->flags & ES_F_AGENT)
@@ -606,6 +610,9 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 	c.snap = snap;
 	c.flags = flags;
 	c.forced = forced;
+	c.literals = 0;
+	for (k = 0; k < p->nrules; k++)
+		c.literals |= p->rules[k].kind == ES_RULE_SECRET_VALUE;
 	memset(c.first, 0, sizeof(c.first));
 	for (k = 0; forced != NULL && forced[k] != NULL; k++)
 		c.first[es_upper((unsigned char)forced[k][0])] = 1;
