@@ -85,17 +85,122 @@ try_userns(void)
 	return WEXITSTATUS(st);
 }
 
-static void
-check_userns(struct doc *d)
+/*
+ * Runs the helper itself on /bin/true in a scratch workspace, with the
+ * built-in policy, "sandbox required" and "log off": the helper, not this
+ * command, is what an AppArmor profile or a container lets make
+ * namespaces.  0 when the command ran confined; else -1, with the
+ * helper's own reason (it names the cause and the fix) in why.
+ */
+static int
+try_helper(const char *helper, char *why, size_t len)
 {
-	char	 msg[256];
+	static const char pol_text[] = "sandbox required\nlog off\n";
+	char	 dir[] = "/tmp/envshim-doctor.XXXXXX", pol[sizeof(dir) + 8];
+	char	*nl;
+	size_t	 n = 0;
+	ssize_t	 r;
+	pid_t	 pid;
+	int	 p[2], fd, st = -1;
+
+	why[0] = '\0';
+	if (mkdtemp(dir) == NULL) {
+		snprintf(why, len, "cannot make a scratch workspace: %s",
+		    strerror(errno));
+		return -1;
+	}
+	snprintf(pol, sizeof(pol), "%s/policy", dir);
+	fd = open(pol, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd == -1 || write(fd, pol_text, sizeof(pol_text) - 1) !=
+	    (ssize_t)sizeof(pol_text) - 1 || pipe2(p, O_CLOEXEC) == -1) {
+		snprintf(why, len, "cannot prepare the probe: %s",
+		    strerror(errno));
+		goto out;
+	}
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd == -1 || dup2(fd, 0) == -1 || dup2(fd, 1) == -1 ||
+		    dup2(p[1], 2) == -1 || chdir(dir) == -1 ||
+		    setenv("ENVSHIM_WORKSPACE", dir, 1) == -1)
+			_exit(125);
+		unsetenv("ENVSHIM_CONFIG");
+		unsetenv("ENVSHIM_SANDBOX_NS");
+		unsetenv("LD_PRELOAD");
+		execl(helper, "envshim-sandbox", "--policy", pol, "--",
+		    "/bin/true", (char *)NULL);
+		dprintf(2, "cannot execute it: %s\n", strerror(errno));
+		_exit(126);
+	}
+	close(p[1]);
+	while (pid > 0 && n + 1 < len &&
+	    (r = read(p[0], why + n, len - 1 - n)) > 0)
+		n += r;
+	why[n] = '\0';
+	close(p[0]);
+	if (pid == -1 || waitpid(pid, &st, 0) == -1)
+		snprintf(why, len, "cannot run it: %s", strerror(errno));
+out:
+	if (fd != -1)
+		close(fd);
+	unlink(pol);
+	rmdir(dir);
+	if (st == 0)
+		return 0;
+	/* One line, without the helper's "envshim: refused /bin/true: ". */
+	if ((nl = strchr(why, '\n')) != NULL)
+		*nl = '\0';
+	if (strncmp(why, "envshim: refused /bin/true: ", 28) == 0)
+		memmove(why, why + 28, strlen(why + 28) + 1);
+	if (why[0] == '\0')
+		snprintf(why, len, "it failed (%s %d)", WIFSIGNALED(st) ?
+		    "signal" : "status", WIFSIGNALED(st) ? WTERMSIG(st) :
+		    WEXITSTATUS(st));
+	return -1;
+}
+
+/*
+ * The sandbox as the shim will use it: the real helper when there is one
+ * (so an AppArmor profile made for it counts), else this process.
+ */
+static void
+check_userns(struct doc *d, const char *helper)
+{
+	char	 why[ES_PATH_MAX], msg[ES_PATH_MAX + 64];
+	char	 fix[ES_PATH_MAX + 256], *hint;
 	long	 max = sysctl_num("/proc/sys/user/max_user_namespaces");
 	long	 clone = sysctl_num("/proc/sys/kernel/unprivileged_userns_clone");
 	long	 aa = sysctl_num(
 	    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
-	int	 e = try_userns();
+	int	 e;
 
-	if (e == 0) {
+	if (helper != NULL) {
+		if (try_helper(helper, why, sizeof(why)) == 0) {
+			result(d, 1, "user namespaces", "the sandbox helper "
+			    "ran a command confined", NULL);
+			return;
+		}
+		/* The helper's reasons end in "; fix: ...". */
+		if ((hint = strstr(why, "; fix: ")) != NULL) {
+			*hint = '\0';
+			hint += 7;
+		}
+		snprintf(msg, sizeof(msg), "the sandbox helper refused: %s",
+		    why);
+		if (aa == 1)
+			snprintf(fix, sizeof(fix), "install the AppArmor "
+			    "profile examples/apparmor/envshim-sandbox (in the "
+			    "source, or under share/doc/envshim/ where envshim "
+			    "is installed) with the path %s, or set sandbox "
+			    "optional in your policy", helper);
+		else
+			snprintf(fix, sizeof(fix), "%s, or set sandbox optional "
+			    "in your policy", hint != NULL ? hint :
+			    "allow this user unprivileged user namespaces");
+		result(d, 0, "user namespaces", msg, fix);
+		return;
+	}
+	if ((e = try_userns()) == 0) {
 		result(d, 1, "user namespaces", "usable by this user", NULL);
 		return;
 	}
@@ -219,8 +324,8 @@ check_policy(struct doc *d, const char *file, struct es_policy *p)
 
 	if (es_policy_load_root(p, file, &err) == -1) {
 		es_parse_err_str(&err, msg, sizeof(msg));
-		result(d, 0, "policy", msg, "correct that line; docs/policy.md "
-		    "lists the keywords");
+		result(d, 0, "policy", msg, "correct that line; "
+		    "envshim-policy(5) lists the keywords");
 		p->nlayers = 0;
 		return;
 	}
@@ -320,6 +425,7 @@ es_cmd_doctor(int argc, char **argv)
 	};
 	struct doc		 d = { 0, es_cmd_colour(stdout) };
 	struct es_policy	*p;
+	char			 helper[PATH_MAX + 64];
 	const char		*file = NULL;
 	int			 c;
 
@@ -340,7 +446,8 @@ es_cmd_doctor(int argc, char **argv)
 		fputs("usage: envshim doctor [--policy FILE]\n", stderr);
 		return ES_EXIT_FAIL;
 	}
-	check_userns(&d);
+	check_userns(&d, find_file("envshim-sandbox", ES_LIBEXECDIR, helper,
+	    sizeof(helper)) == 0 && access(helper, X_OK) == 0 ? helper : NULL);
 	check_files(&d);
 	check_contain(&d);
 	check_policy(&d, es_cmd_policy_file(file), p);

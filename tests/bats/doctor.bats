@@ -17,7 +17,7 @@ setup() {
 @test "the user-namespace verdict agrees with unshare(1)" {
 	run "$COPY/envshim" doctor
 	if unshare -Um true 2>/dev/null; then
-		grep -qx 'ok   user namespaces: usable by this user' <<<"$output"
+		grep -qx 'ok   user namespaces: the sandbox helper ran a command confined' <<<"$output"
 	else
 		grep -q '^FAIL user namespaces' <<<"$output"
 		grep -q '^     fix: ' <<<"$output"
@@ -63,10 +63,38 @@ setup() {
 	grep -q '^FAIL sandbox helper: not found' <<<"$output"
 }
 
+@test "a helper that is there but does not work fails the check it is for" {
+	# doctor asks the helper, not itself: an AppArmor profile or a
+	# container decides for the helper.  This one runs and exits 1.
+	cp /bin/false "$COPY/envshim-sandbox"
+	run -1 "$COPY/envshim" doctor
+	grep -qx "ok   sandbox helper: $COPY/envshim-sandbox" <<<"$output"
+	grep -qx 'FAIL user namespaces: the sandbox helper refused: it failed (status 1)' <<<"$output"
+	grep -q '^     fix: .*or set sandbox optional in your policy' <<<"$output"
+}
+
+@test "without user namespaces doctor gives the helper's reason and fix, as nobody" {
+	d=$BATS_TEST_TMPDIR
+	while [ "$d" != / ] && [ "$d" != /tmp ]; do chmod o+x "$d"; d=$(dirname "$d"); done
+	chmod -R a+rX "$COPY"
+	mkdir -p "$BATS_TEST_TMPDIR/nbhome"
+	if [ "$(id -u)" = 0 ]; then
+		chown 65534:65534 "$BATS_TEST_TMPDIR/nbhome"
+		set -- setpriv --reuid=65534 --regid=65534 --clear-groups
+	fi
+	run "$@" unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces &&
+		HOME='"$BATS_TEST_TMPDIR/nbhome"' XDG_STATE_HOME= '"$COPY/envshim"' doctor'
+	[ "$status" -eq 1 ]
+	grep -qx 'FAIL user namespaces: the sandbox helper refused: user namespaces are disabled (user.max_user_namespaces=0)' <<<"$output"
+	grep -qx '     fix: sysctl -w user.max_user_namespaces=10000, or set sandbox optional in your policy' <<<"$output"
+}
+
 @test "a bad policy fails with file and line" {
 	p=$(policy_file p <<<'network maybe')
 	run -1 "$COPY/envshim" doctor --policy "$p"
 	grep -qx "FAIL policy: $p:1: network takes on or off" <<<"$output"
+	# the fix names what an installed system has: the man page
+	grep -qx '     fix: correct that line; envshim-policy(5) lists the keywords' <<<"$output"
 }
 
 @test "an unwritable log fails" {
