@@ -46,6 +46,27 @@ assert_filtered() {
 	return $fail
 }
 
+# lacks GREP-ARGS...: nothing in $output matches.  A bare "! grep" in the
+# middle of a test never fails it (errexit ignores a "!" pipeline); the
+# status of a function call is not ignored.
+lacks() {
+	! grep "$@" <<<"$output"
+}
+
+# The tools' output in $output shows none of agent()'s secrets and
+# injections, anywhere on a line, BASH_ENV's script did not run, and the
+# harmless variable survived.
+no_secrets() {
+	local fail=0 v
+	for v in GITHUB_TOKEN AWS_SECRET_ACCESS_KEY NODE_OPTIONS SSH_AUTH_SOCK BASH_ENV; do
+		if grep -q "$v=" <<<"$output"; then echo "a tool saw $v"; fail=1; fi
+	done
+	if grep -q -e "$GH" -e "$AWSK" <<<"$output"; then echo "a secret value leaked"; fail=1; fi
+	if grep -qx "EVIL RAN" <<<"$output"; then echo "BASH_ENV ran"; fail=1; fi
+	grep -qx 'HARMLESS=yes' <<<"$output" || { echo "a tool lost HARMLESS"; fail=1; }
+	return $fail
+}
+
 # Runs a command as nobody when we are root: root sees through too much.
 as_nobody() {
 	if [ "$(id -u)" = 0 ]; then

@@ -68,12 +68,6 @@ PARENT='tr "\0" "\n" </proc/$PPID/environ | sed "s/^/parent: /"'
 PEEK="$PARENT"'; for f in /proc/[0-9]*/environ; do
 	tr "\0" "\n" <$f | sed "s|^|$f: |"; done'
 
-# bats ignores a failing "! cmd" unless it ends the test: a function's
-# status is not ignored.
-lacks() {
-	! grep "$@" <<<"$output"
-}
-
 # ns_cmp same|differ: both the agent's and the tool's user, mnt and pid
 # namespaces are in $output (from the same run), and are all the same or
 # all different.  A tool in the sandbox differs in all three.
@@ -90,17 +84,6 @@ ns_cmp() {
 			echo "the tool shares the agent's $n namespace $a"; fail=1
 		fi
 	done
-	return $fail
-}
-
-no_secrets() {
-	local fail=0 v
-	for v in GITHUB_TOKEN AWS_SECRET_ACCESS_KEY NODE_OPTIONS SSH_AUTH_SOCK BASH_ENV; do
-		if grep -q "$v=" <<<"$output"; then echo "a tool saw $v"; fail=1; fi
-	done
-	if grep -q -e "$GH" -e "$AWSK" <<<"$output"; then echo "a secret value leaked"; fail=1; fi
-	if grep -qx "EVIL RAN" <<<"$output"; then echo "BASH_ENV ran"; fail=1; fi
-	grep -qx 'HARMLESS=yes' <<<"$output" || { echo "a tool lost HARMLESS"; fail=1; }
 	return $fail
 }
 
