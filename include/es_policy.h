@@ -16,6 +16,8 @@
 #define ES_POLICY_ARENA	65536	/* bytes for every string a policy holds */
 #define ES_NAMES_IX	1024	/* slots of the builtin name index (names.c) */
 
+struct es_names_tables;		/* names.h */
+
 enum es_action {
 	ES_KEEP = 0,
 	ES_DROP,
@@ -97,8 +99,8 @@ struct es_policy {
 	struct es_item	 shells[ES_MAX_SHELLS];
 	size_t		 arena_used;
 	char		 arena[ES_POLICY_ARENA];
-	/* Index of the builtin name lists, built by es_policy_init. */
-	const unsigned short *names_ix;	/* the builtin name index (names_ix.c) */
+	/* The builtin name index, built with the program (names_ix.c). */
+	const struct es_names_tables *names_ix;
 };
 
 /* Where a parse failed: "file:line: what". */

@@ -289,24 +289,45 @@ es_names_hash(const char *s, size_t n)
 	return hfinal(h, n);
 }
 
+/* The first 16 bytes of s (n long) as two words, zero past it. */
+static void
+words16(const char *s, size_t n, uint64_t w[2])
+{
+	w[0] = n > 0 ? hword(s, n < 8 ? n : 8) : 0;
+	w[1] = n > 8 ? hword(s + 8, n < 16 ? n - 8 : 8) : 0;
+}
+
 int
-es_names_index(unsigned short *ix)
+es_names_build(struct es_names_tables *t)
 {
 	size_t i, slot;
 
-	memset(ix, 0, ES_NAMES_IX * sizeof(*ix));
+	memset(t, 0, sizeof(*t));
+	if (es_nnames > ES_NAMES_MAX || es_nprefixes > ES_PREFIXES_MAX)
+		return -1;
 	for (i = 0; i < es_nnames; i++) {
 		const struct es_name *e = &es_names[i];
+		uint32_t h = es_names_hash(e->name, e->len);
 
-		slot = es_names_hash(e->name, e->len) & (ES_NAMES_IX - 1);
-		while (ix[slot] != 0) {
-			const struct es_name *o = &es_names[ix[slot] - 1];
+		slot = h & (ES_NAMES_IX - 1);
+		while (t->ix[slot].name != 0) {
+			const struct es_name *o = &es_names[t->ix[slot].name - 1];
 
 			if (o->len == e->len && es_ci_eq(o->name, e->name, e->len))
 				return -1;
 			slot = (slot + 1) & (ES_NAMES_IX - 1);
 		}
-		ix[slot] = (unsigned short)(i + 1);
+		t->ix[slot].hash = h;
+		t->ix[slot].name = (uint16_t)(i + 1);
+		t->ix[slot].len = e->len;
+		words16(e->name, e->len, t->name[i]);
+	}
+	for (i = 0; i < es_nprefixes; i++) {
+		const struct es_prefix *e = &es_prefixes[i];
+
+		words16(e->pfx, e->len, t->pfx[i]);
+		words16("\xff\xff\xff\xff\xff\xff\xff\xff"
+		    "\xff\xff\xff\xff\xff\xff\xff\xff", e->len, t->pmask[i]);
 	}
 	return 0;
 }
@@ -324,18 +345,37 @@ upper_eq(const char *u, const char *name, size_t len)
 }
 
 unsigned
-es_names_lookup(const unsigned short *ix, const char *name, size_t len,
+es_names_lookup(const struct es_names_tables *ix, const char *name, size_t len,
     uint32_t hash)
 {
 	size_t slot = hash & (ES_NAMES_IX - 1);
-	unsigned k;
+	const struct es_names_slot *e;
 
-	while ((k = ix[slot]) != 0) {
-		const struct es_name *e = &es_names[k - 1];
+	for (; (e = &ix->ix[slot])->name != 0; slot = (slot + 1) &
+	    (ES_NAMES_IX - 1))
+		if (e->hash == hash && e->len == len &&
+		    upper_eq(es_names[e->name - 1].name, name, len))
+			return es_names[e->name - 1].cls;
+	return 0;
+}
 
-		if (e->len == len && upper_eq(e->name, name, len))
-			return e->cls;
-		slot = (slot + 1) & (ES_NAMES_IX - 1);
+/* The same, for a whole name with its scan: words, not bytes, compare. */
+static unsigned
+lookup_s(const struct es_names_tables *ix, const char *name, size_t len,
+    const struct es_nscan *ns)
+{
+	size_t slot = ns->hash & (ES_NAMES_IX - 1);
+	const struct es_names_slot *e;
+
+	for (; (e = &ix->ix[slot])->name != 0; slot = (slot + 1) &
+	    (ES_NAMES_IX - 1)) {
+		const uint64_t *w = ix->name[e->name - 1];
+
+		if (e->hash == ns->hash && e->len == len && w[0] == ns->w[0] &&
+		    w[1] == ns->w[1] && (len <= 16 ||
+		    upper_eq(es_names[e->name - 1].name + 16, name + 16,
+		    len - 16)))
+			return es_names[e->name - 1].cls;
 	}
 	return 0;
 }
@@ -379,7 +419,7 @@ static const uint32_t pfx_first[256] = {
 #undef PB
 
 unsigned
-es_names_class(const unsigned short *ix, const char *name, size_t len)
+es_names_class(const struct es_names_tables *ix, const char *name, size_t len)
 {
 	struct es_nscan ns;
 
@@ -388,23 +428,26 @@ es_names_class(const unsigned short *ix, const char *name, size_t len)
 }
 
 unsigned
-es_names_class_s(const unsigned short *ix, const char *name, size_t len,
+es_names_class_s(const struct es_names_tables *ix, const char *name, size_t len,
     const struct es_nscan *ns)
 {
 	unsigned cls;
 	size_t i;
 	uint32_t m;
 
-	cls = es_names_lookup(ix, name, len, ns->hash);
+	cls = lookup_s(ix, name, len, ns);
 	cls &= ~(unsigned)(ES_NC_COMP | ES_NC_COMP_NF | ES_NC_AUTH |
 	    ES_NC_HEADER);
 	if (len == 0)
 		return cls;
-	for (m = pfx_first[es_upper((unsigned char)name[0])]; m != 0;
-	    m &= m - 1) {
-		const struct es_prefix *e = &es_prefixes[__builtin_ctz(m)];
+	for (m = pfx_first[ns->w[0] & 0xff]; m != 0; m &= m - 1) {
+		size_t k = (size_t)__builtin_ctz(m);
+		const struct es_prefix *e = &es_prefixes[k];
 
-		if (len >= e->len && upper_eq(e->pfx, name, e->len))
+		if ((ns->w[0] & ix->pmask[k][0]) == ix->pfx[k][0] &&
+		    (ns->w[1] & ix->pmask[k][1]) == ix->pfx[k][1] &&
+		    len >= e->len && (e->len <= 16 ||
+		    upper_eq(e->pfx + 16, name + 16, e->len - 16)))
 			cls |= e->cls;
 	}
 	if (ns->bytes & NB_ODD)
@@ -453,7 +496,7 @@ is_upper(unsigned char c)
 
 /* One component: a secret by itself, or half of a pair (in *pairs). */
 static int
-component(const unsigned short *ix, const char *s, size_t n, size_t idx,
+component(const struct es_names_tables *ix, const char *s, size_t n, size_t idx,
     unsigned *pairs)
 {
 	unsigned cls = es_names_lookup(ix, s, n, es_names_hash(s, n));
@@ -467,7 +510,7 @@ component(const unsigned short *ix, const char *s, size_t n, size_t idx,
  * TOKENIZERS_PARALLELISM or KEYTIMEOUT never look like TOKEN or KEY.
  */
 static int
-secret_component(const unsigned short *ix, const char *name, size_t len)
+secret_component(const struct es_names_tables *ix, const char *name, size_t len)
 {
 	size_t i, start = 0, idx = 0;
 	unsigned pairs = 0;
@@ -545,7 +588,7 @@ static const uint16_t comp_last[256] = {
 
 /* The component name[a, b), the idx-th: its secret classes. */
 static unsigned
-component_class(const unsigned short *ix, const char *name, size_t a,
+component_class(const struct es_names_tables *ix, const char *name, size_t a,
     size_t b, unsigned idx)
 {
 	size_t n = b - a;
@@ -582,6 +625,7 @@ es_names_scan_scalar(const char *name, size_t len, int stop,
 	unsigned acc = 0, nc = 0, nk = 0;
 	size_t i;
 
+	ns->w[0] = ns->w[1] = 0;
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)name[i];
 		unsigned t = nbytes[c];
@@ -606,11 +650,16 @@ es_names_scan_scalar(const char *name, size_t len, int stop,
 		w |= (uint64_t)c << (8 * (i & 7));
 		if ((i & 7) == 7) {
 			h = hmix(h ^ w);
+			if (i < 16)
+				ns->w[i / 8] = w;
 			w = 0;
 		}
 	}
-	if (i & 7)
+	if (i & 7) {
 		h = hmix(h ^ w);
+		if (i < 16)
+			ns->w[i / 8] = w;
+	}
 	scan_end(ns, h, i, acc, nc, nk);
 	return i;
 }
@@ -639,7 +688,7 @@ es_names_scan(const char *name, size_t len, int stop, struct es_nscan *ns)
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	};
 	const unsigned char *v = (const unsigned char *)name;
-	uint64_t h = HSEED;
+	uint64_t h = HSEED, lo, hi;
 	unsigned acc = 0, nc = 0, nk = 0;
 	size_t i;
 
@@ -688,11 +737,16 @@ es_names_scan(const char *name, size_t len, int stop, struct es_nscan *ns)
 		x = _mm_and_si128(_mm_sub_epi8(x, _mm_and_si128(low,
 		    _mm_set1_epi8(0x20))), _mm_loadu_si128((const __m128i *)
 		    (const void *)(head + 16 - end)));
+		lo = (uint64_t)_mm_cvtsi128_si64(x);
+		hi = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x));
+		if (i == 0) {
+			ns->w[0] = lo;
+			ns->w[1] = hi;
+		}
 		if (end > 0)
-			h = hmix(h ^ (uint64_t)_mm_cvtsi128_si64(x));
+			h = hmix(h ^ lo);
 		if (end > 8)
-			h = hmix(h ^ (uint64_t)_mm_cvtsi128_si64(
-			    _mm_unpackhi_epi64(x, x)));
+			h = hmix(h ^ hi);
 		if (end < 16 || avail == 16) {
 			i += end;
 			break;
@@ -710,7 +764,7 @@ es_names_scan(const char *name, size_t len, int stop, struct es_nscan *ns)
 #endif
 
 int
-es_names_secret(const unsigned short *ix, const char *name, size_t len,
+es_names_secret(const struct es_names_tables *ix, const char *name, size_t len,
     unsigned cls)
 {
 	struct es_nscan ns;
@@ -721,7 +775,7 @@ es_names_secret(const unsigned short *ix, const char *name, size_t len,
 
 /* es_names_secret_s before the exemptions. */
 static int
-secret_name(const unsigned short *ix, const char *name, size_t len,
+secret_name(const struct es_names_tables *ix, const char *name, size_t len,
     unsigned cls, const struct es_nscan *ns)
 {
 	size_t k, j, start = 0;
@@ -772,7 +826,7 @@ secret_name(const unsigned short *ix, const char *name, size_t len,
 
 /* The exemptions win; *_PUBLIC_KEY is only looked for in a secret name. */
 int
-es_names_secret_s(const unsigned short *ix, const char *name, size_t len,
+es_names_secret_s(const struct es_names_tables *ix, const char *name, size_t len,
     unsigned cls, const struct es_nscan *ns)
 {
 	if ((cls & ES_NC_EXEMPT) || !secret_name(ix, name, len, cls, ns))
@@ -783,12 +837,12 @@ es_names_secret_s(const unsigned short *ix, const char *name, size_t len,
 int
 es_names_selfcheck(void)
 {
-	unsigned short ix[ES_NAMES_IX];
+	struct es_names_tables t;
 	size_t i;
 	unsigned c;
 
 	/* names_ix.c must be regenerated (make names-ix) when a list changes. */
-	if (es_names_index(ix) != 0 || memcmp(ix, es_names_ix, sizeof(ix)) != 0)
+	if (es_names_build(&t) != 0 || memcmp(&t, &es_names_ix, sizeof(t)) != 0)
 		return -1;
 
 	for (i = 0; i < es_nprefixes; i++) {
@@ -817,7 +871,7 @@ es_names_selfcheck(void)
 		    (1u << e->len)))
 			return -1;
 	}
-	for (i = 0; i < es_nnames; i++)	/* es_names_index hashes them so */
+	for (i = 0; i < es_nnames; i++)	/* es_names_build hashes them so */
 		for (c = 0; c < es_names[i].len; c++)
 			if (es_names[i].name[c] >= 'a' &&
 			    es_names[i].name[c] <= 'z')

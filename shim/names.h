@@ -53,17 +53,40 @@ extern const size_t		es_nnames;
 extern const struct es_prefix	es_prefixes[];
 extern const size_t		es_nprefixes;
 
-/* Fills ix (ES_NAMES_IX slots).  Returns 0, or -1 if a name is listed twice. */
-int		es_names_index(unsigned short *ix);
+/*
+ * The builtin lists as the filter reads them, computed at build time
+ * (names_ix.c, `make names-ix`): an open-addressed index of the names
+ * that holds each one's hash and length, so a probe rarely touches a
+ * name; and the first 16 bytes of every name and prefix as two words,
+ * to compare with what es_names_scan keeps of a name.
+ */
+#define ES_NAMES_MAX	384	/* entries of es_names */
+#define ES_PREFIXES_MAX	32	/* entries of es_prefixes */
 
-/* What es_names_index gives, precomputed (names_ix.c). */
-extern const unsigned short	es_names_ix[ES_NAMES_IX];
+struct es_names_slot {
+	uint32_t	 hash;		/* es_names_hash of the name */
+	uint16_t	 name;		/* 1 + its index in es_names; 0: free */
+	uint16_t	 len;
+};
+
+struct es_names_tables {
+	struct es_names_slot	 ix[ES_NAMES_IX];
+	uint64_t		 name[ES_NAMES_MAX][2];	/* zero past the name */
+	uint64_t		 pfx[ES_PREFIXES_MAX][2];
+	uint64_t		 pmask[ES_PREFIXES_MAX][2];	/* its bytes */
+};
+
+/* Fills t.  Returns 0, or -1 if a name is listed twice or a list is too long. */
+int		es_names_build(struct es_names_tables *t);
+
+/* What es_names_build gives, precomputed (names_ix.c). */
+extern const struct es_names_tables	es_names_ix;
 
 /* Case-insensitive hash of a name, eight bytes a step, as the index uses it. */
 uint32_t	es_names_hash(const char *s, size_t n);
 
 /* Classes of the exact name (table entry only, no prefixes). */
-unsigned	es_names_lookup(const unsigned short *ix, const char *name,
+unsigned	es_names_lookup(const struct es_names_tables *ix, const char *name,
 		    size_t len, uint32_t hash);
 
 /* What one pass over a name learns (es_names_scan). */
@@ -71,6 +94,7 @@ unsigned	es_names_lookup(const unsigned short *ix, const char *name,
 struct es_nscan {
 	uint32_t	 hash;		/* es_names_hash of the name */
 	unsigned	 bytes;		/* NB_* of its bytes, or-ed */
+	uint64_t	 w[2];		/* its first 16 bytes, upper case, zero past it */
 	unsigned	 ncut, nkw;	/* how many cuts, K and W */
 	uint32_t	 cut[ES_NS_MARKS];	/* where the cuts are */
 	uint32_t	 kw[ES_NS_MARKS];	/* where the K and W are */
@@ -100,19 +124,19 @@ size_t		es_names_scan_scalar(const char *name, size_t len, int stop,
  * shapes (names holding "%%" or "()", CARGO_TARGET_*_RUNNER/_LINKER), which
  * yield ES_NC_INJECTION.  Secret-name heuristics are separate.  AS-safe.
  */
-unsigned	es_names_class(const unsigned short *ix, const char *name,
+unsigned	es_names_class(const struct es_names_tables *ix, const char *name,
 		    size_t len);
 /* The same, with the name's es_names_scan at hand. */
-unsigned	es_names_class_s(const unsigned short *ix, const char *name,
+unsigned	es_names_class_s(const struct es_names_tables *ix, const char *name,
 		    size_t len, const struct es_nscan *ns);
 
 /*
  * Is name a secret by name: exact list, *_DSN, the high-precision
  * substrings, or a secret component; minus the exemptions.  AS-safe.
  */
-int		es_names_secret(const unsigned short *ix, const char *name,
+int		es_names_secret(const struct es_names_tables *ix, const char *name,
 		    size_t len, unsigned cls);
-int		es_names_secret_s(const unsigned short *ix, const char *name,
+int		es_names_secret_s(const struct es_names_tables *ix, const char *name,
 		    size_t len, unsigned cls, const struct es_nscan *ns);
 
 /* For the tests: 0 when the first-byte tables agree with the lists. */

@@ -53,7 +53,7 @@ es_policy_init(struct es_policy *p)
 	p->layer_name[0] = p->arena;
 	p->nlayers = 1;
 	/* Built at build time: building it here was half the constructor. */
-	p->names_ix = es_names_ix;
+	p->names_ix = &es_names_ix;
 }
 
 const char *
