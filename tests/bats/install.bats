@@ -33,3 +33,32 @@ bats_require_minimum_version 1.5.0
 	    uninstall DESTDIR="$root" PREFIX=/usr
 	[ -z "$(find "$root" -type f)" ]
 }
+
+@test "an installed envshim uses the installed shim and helper, with no build tree left" {
+	top="$BATS_TEST_DIRNAME/../.."
+	pfx="$BATS_TEST_TMPDIR/pfx"
+	run -0 make -C "$top" --no-print-directory -s B="$BATS_TEST_TMPDIR/build" \
+	    install PREFIX="$pfx"
+	rm -rf "$BATS_TEST_TMPDIR/build"
+	mkdir -p "$BATS_TEST_TMPDIR/ws" "$BATS_TEST_TMPDIR/home"
+	cd "$BATS_TEST_TMPDIR/ws"
+	gh=ghp_abcdefghijklmnopqrstuvwxyz0123456789
+	# A perl agent: its sh -c goes to the installed helper's sandbox.
+	run -0 env -i HOME="$BATS_TEST_TMPDIR/home" PATH=/usr/bin:/bin \
+	    XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" GITHUB_TOKEN="$gh" \
+	    "$pfx/bin/envshim" -- perl -e 'system("sh", "-c",
+	        "readlink /proc/self/ns/user; echo \"token=\$GITHUB_TOKEN\"");
+	        print readlink("/proc/self/ns/user"), "\n", "agent=$ENV{GITHUB_TOKEN}\n"'
+	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[0]}" != "${lines[2]}" ]
+	[ "${lines[1]}" = "token=" ]
+	[ "${lines[3]}" = "agent=$gh" ]
+	grep -q "\"path\":\"/usr/bin/sh\",\|\"path\":\"/bin/sh\"," "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl"
+	grep -q '"action":"sandbox"' "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl"
+	run -0 env HOME="$BATS_TEST_TMPDIR/home" XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" \
+	    "$pfx/bin/envshim" doctor
+	grep -qx "ok   shim: $pfx/lib/envshim/libenvshim.so" <<<"$output"
+	grep -qx "ok   sandbox helper: $pfx/libexec/envshim/envshim-sandbox" <<<"$output"
+	[ -f "$pfx/share/doc/envshim/examples/strict.policy" ]
+	[ -f "$pfx/share/man/man1/envshim.1" ]
+}
