@@ -23,7 +23,7 @@
 #define MAX_REASONS	32	/* distinct drop reasons counted */
 
 struct rec {
-	char	 time[40], hook[32], action[16], mode[16];
+	char	 time[40], hook[32], action[16], would[16], mode[16];
 	char	 path[FIELD_MAX], argv[FIELD_MAX], reason[FIELD_MAX];
 	char	*dropped;		/* "NAME (reason), ..." or NULL */
 	char	*rewritten;
@@ -362,6 +362,8 @@ rec_member(struct parser *ps, const char *key, void *arg)
 		return jstring(ps, r->path, sizeof(r->path));
 	if (strcmp(key, "action") == 0)
 		return jstring(ps, r->action, sizeof(r->action));
+	if (strcmp(key, "would") == 0)
+		return jstring(ps, r->would, sizeof(r->would));
 	if (strcmp(key, "reason") == 0)
 		return jstring(ps, r->reason, sizeof(r->reason));
 	if (strcmp(key, "mode") == 0)
@@ -483,6 +485,23 @@ same_program(const char *path, const char *argv)
 	    (strlen(base) == n && strncmp(base, argv, n) == 0);
 }
 
+/* An audit record's enforce action as a verb: "would refuse". */
+static const char *
+would_verb(const char *would)
+{
+	if (strcmp(would, "refused") == 0)
+		return "refuse";
+	if (strcmp(would, "unconfined") == 0)
+		return "run unconfined";
+	return would;
+}
+
+static int
+audited(const struct rec *r)
+{
+	return strcmp(r->action, "audit") == 0;
+}
+
 static void
 show(struct rec *rs, size_t i, int depth, int last, char *rails)
 {
@@ -494,7 +513,12 @@ show(struct rec *rs, size_t i, int depth, int last, char *rails)
 		fputs(last ? "`- " : "|- ", stdout);
 	printf("%ld ", r->pid);
 	put(r->argv[0] ? r->argv : r->path);
-	printf("  [%s", r->action);
+	printf("  [");
+	put(r->action);
+	if (audited(r) && r->would[0]) {
+		fputs(": would ", stdout);
+		put(would_verb(r->would));
+	}
 	if (r->reason[0]) {
 		fputs(": ", stdout);
 		put(r->reason);
@@ -506,9 +530,11 @@ show(struct rec *rs, size_t i, int depth, int last, char *rails)
 	if (r->path[0] && !same_program(r->path, r->argv))
 		detail(rails, depth, "path", r->path);
 	if (r->dropped != NULL)
-		detail(rails, depth, "dropped", r->dropped);
+		detail(rails, depth, audited(r) ? "would drop" : "dropped",
+		    r->dropped);
 	if (r->rewritten != NULL)
-		detail(rails, depth, "rewritten", r->rewritten);
+		detail(rails, depth, audited(r) ? "would rewrite" : "rewritten",
+		    r->rewritten);
 	for (j = r->kid; j != 0; j = rs[j - 1].next)
 		show(rs, j - 1, depth + 1, rs[j - 1].next == 0, rails);
 }
@@ -609,42 +635,84 @@ static const char log_usage[] =
 "  TIME: 2026-11-30T09:00 (UTC), or 30s, 10m, 2h, 7d ago\n";
 
 static void
+put_counts(const struct counts *c, int json)
+{
+	size_t	i;
+
+	for (i = 0; i < c->n; i++) {
+		if (json) {
+			printf("%s", i ? "," : "");
+			es_cmd_putjson(stdout, c->name[i], strlen(c->name[i]));
+			printf(":%zu", c->count[i]);
+		} else {
+			printf("%s", i ? ", " : " (");
+			put(c->name[i]);
+			printf(" %zu", c->count[i]);
+		}
+	}
+	if (!json && c->n)
+		putchar(')');
+}
+
+static size_t
+total(const struct counts *c)
+{
+	size_t	i, n = 0;
+
+	for (i = 0; i < c->n; i++)
+		n += c->count[i];
+	return n;
+}
+
+/*
+ * Audit records changed nothing: what they would have done is counted
+ * apart, so "sandboxed" and "variables dropped" say what really happened.
+ */
+static void
 summary(struct rec *rs, size_t n, size_t bad, int json)
 {
-	struct counts	 c;
+	struct counts	 c, ca;
 	size_t		 i, sandboxed = 0, refused = 0, unconfined = 0;
-	size_t		 dropped = 0;
+	size_t		 na = 0, wsandbox = 0, wrefuse = 0;
 
 	memset(&c, 0, sizeof(c));
+	memset(&ca, 0, sizeof(ca));
 	for (i = 0; i < n; i++) {
 		sandboxed += strcmp(rs[i].action, "sandbox") == 0;
 		refused += strcmp(rs[i].action, "refused") == 0;
 		unconfined += strcmp(rs[i].action, "unconfined") == 0;
-		count_reasons(&c, rs[i].reasons);
+		if (audited(&rs[i])) {
+			na++;
+			wsandbox += strcmp(rs[i].would, "sandbox") == 0;
+			wrefuse += strcmp(rs[i].would, "refused") == 0;
+			count_reasons(&ca, rs[i].reasons);
+		} else
+			count_reasons(&c, rs[i].reasons);
 	}
-	for (i = 0; i < c.n; i++)
-		dropped += c.count[i];
 	if (json) {
 		printf("\"summary\":{\"launches\":%zu,\"sandboxed\":%zu,"
 		    "\"refused\":%zu,\"unconfined\":%zu,\"malformed\":%zu,"
 		    "\"dropped\":{", n, sandboxed, refused, unconfined, bad);
-		for (i = 0; i < c.n; i++) {
-			printf("%s", i ? "," : "");
-			es_cmd_putjson(stdout, c.name[i], strlen(c.name[i]));
-			printf(":%zu", c.count[i]);
-		}
-		printf("}}}\n");
+		put_counts(&c, 1);
+		printf("},\"audit\":{\"launches\":%zu,\"sandbox\":%zu,"
+		    "\"refused\":%zu,\"dropped\":{", na, wsandbox, wrefuse);
+		put_counts(&ca, 1);
+		printf("}}}}\n");
 		return;
 	}
 	printf("\nlaunches: %zu, sandboxed: %zu, refused: %zu, "
 	    "unconfined: %zu\n", n, sandboxed, refused, unconfined);
-	printf("variables dropped: %zu", dropped);
-	for (i = 0; i < c.n; i++) {
-		printf("%s", i ? ", " : " (");
-		put(c.name[i]);
-		printf(" %zu", c.count[i]);
+	printf("variables dropped: %zu", total(&c));
+	put_counts(&c, 0);
+	putchar('\n');
+	if (na > 0) {
+		printf("audit only (nothing changed): %zu launch%s; would "
+		    "have sandboxed %zu, refused %zu, dropped %zu variable%s",
+		    na, na == 1 ? "" : "es", wsandbox, wrefuse, total(&ca),
+		    total(&ca) == 1 ? "" : "s");
+		put_counts(&ca, 0);
+		putchar('\n');
 	}
-	printf("%s\n", c.n ? ")" : "");
 	if (bad > 0)
 		printf("malformed lines skipped: %zu\n", bad);
 }

@@ -123,3 +123,32 @@ J
 	run -0 "$ENVSHIM" -- /bin/sh -c '/usr/bin/true'
 	[ -L "$f" ] && [ ! -e "$f.1" ]
 }
+
+@test "a dry run says what would have happened, and counts none of it as done" {
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	run -0 env -i HOME="$HOME" PATH=/usr/bin:/bin XDG_STATE_HOME="$XDG_STATE_HOME" \
+	    GITHUB_TOKEN=ghp_notarealtokenvalue0000000000000000 \
+	    "$ENVSHIM" --audit -- /usr/bin/perl -e 'system("/bin/sh", "-c", "/usr/bin/true")'
+	run -0 "$ENVSHIM" log
+	[[ "${lines[0]}" =~ ^[0-9]+\ /bin/sh\ -c\ /usr/bin/true\ \ \[audit:\ would\ sandbox\]$ ]]
+	[[ "${lines[1]}" == "   would drop: GITHUB_TOKEN (secret-name)"* ]]
+	[[ "$output" != *"   dropped:"* ]]
+	[[ "$output" == *"launches: 2, sandboxed: 0, refused: 0, unconfined: 0"* ]]
+	grep -qx 'variables dropped: 0' <<<"$output"
+	[[ "$output" == *"audit only (nothing changed): 2 launches; would have sandboxed 1, refused 0, dropped "* ]]
+	run -0 "$ENVSHIM" log --json
+	python3 -c '
+import json, sys
+s = json.loads(sys.stdin.read())["summary"]
+assert s["sandboxed"] == 0 and s["dropped"] == {}, s
+assert s["audit"]["launches"] == 2 and s["audit"]["sandbox"] == 1, s
+assert s["audit"]["dropped"]["secret-name"] == 2, s
+' <<<"$output"
+}
+
+@test "an action from a hostile log is escaped like every other field" {
+	printf '%s\n' '{"time":"2025-11-30T09:00:00Z","pid":10,"ppid":1,"argv":["a"],"action":"x\u001b[2J","would":"y\u001b[1m"}' >"$LOG"
+	run -0 "$ENVSHIM" log "$LOG"
+	[[ "$output" != *$'\033'* ]]
+	[ "${lines[0]}" = '10 a  [x\x1b[2J]' ]
+}
