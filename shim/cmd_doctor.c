@@ -442,8 +442,13 @@ es_cmd_doctor(int argc, char **argv)
 			return ES_EXIT_FAIL;
 		}
 	}
-	if (optind < argc || (p = malloc(sizeof(*p))) == NULL) {
-		fputs("usage: envshim doctor [--policy FILE]\n", stderr);
+	if (optind < argc) {
+		fprintf(stderr, "envshim doctor: unexpected '%s'\n"
+		    "usage: envshim doctor [--policy FILE]\n", argv[optind]);
+		return ES_EXIT_FAIL;
+	}
+	if ((p = malloc(sizeof(*p))) == NULL) {
+		fputs("envshim doctor: out of memory\n", stderr);
 		return ES_EXIT_FAIL;
 	}
 	check_userns(&d, find_file("envshim-sandbox", ES_LIBEXECDIR, helper,

@@ -758,7 +758,8 @@ es_cmd_log(int argc, char **argv)
 		}
 	}
 	if (optind + 1 < argc) {
-		fputs(log_usage, stderr);
+		fprintf(stderr, "envshim log: one FILE at most, not also '%s'\n%s",
+		    argv[optind + 1], log_usage);
 		return ES_EXIT_FAIL;
 	}
 	if (optind < argc)

@@ -425,19 +425,24 @@ int
 main(int argc, char **argv)
 {
 	static const struct {
-		const char	*name;
+		const char	*name, *prog;
 		int		(*fn)(int, char **);
 	} sub[] = {
-		{ "check", es_cmd_check },
-		{ "policy", es_cmd_policy },
-		{ "log", es_cmd_log },
-		{ "doctor", es_cmd_doctor },
+		{ "check", "envshim check", es_cmd_check },
+		{ "policy", "envshim policy", es_cmd_policy },
+		{ "log", "envshim log", es_cmd_log },
+		{ "doctor", "envshim doctor", es_cmd_doctor },
 	};
 	size_t	i;
 
+	/* getopt's messages start with argv[0]: say which command spoke. */
 	if (argc > 1)
 		for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++)
-			if (strcmp(argv[1], sub[i].name) == 0)
+			if (strcmp(argv[1], sub[i].name) == 0) {
+				argv[1] = (char *)sub[i].prog;
 				return sub[i].fn(argc - 1, argv + 1);
+			}
+	if (argc > 0)
+		argv[0] = (char *)"envshim";
 	return run(argc, argv);
 }

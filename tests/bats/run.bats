@@ -69,6 +69,21 @@ setup() {
 	run -125 "$ENVSHIM" --bogus-option true
 }
 
+@test "a usage error names the command that could not parse it, and exits 125" {
+	# getopt spoke as the full path of the binary, or as a bare "check:".
+	run -125 "$ENVSHIM" --bogus
+	[ "${lines[0]}" = "envshim: unrecognized option '--bogus'" ]
+	for c in check policy log doctor; do
+		run -125 "$ENVSHIM" "$c" --bogus
+		[ "${lines[0]}" = "envshim $c: unrecognized option '--bogus'" ]
+		[[ "${lines[1]}" == "usage: envshim $c "* ]]
+	done
+	run -125 "$ENVSHIM" doctor extra
+	[ "${lines[0]}" = "envshim doctor: unexpected 'extra'" ]
+	run -125 "$ENVSHIM" log a b
+	[ "${lines[0]}" = "envshim log: one FILE at most, not also 'b'" ]
+}
+
 @test "commands the shim cannot enter are refused with 125 and the reason" {
 	[ -x "$BUILD/progs/static_hello" ]
 	run -125 "$ENVSHIM" -- "$BUILD/progs/static_hello"
