@@ -53,3 +53,15 @@ PAGES="envshim.1 envshim-sandbox.1 envshim-policy.5"
 		grep -q -e "^ *$o\b" <<<"$body" || { echo "$o is not described"; return 1; }
 	done
 }
+
+@test "every paragraph of every page closes the parentheses it opens" {
+	# A .Pq that closed at the end of its line left envshim-sandbox(1)
+	# saying "(sh, bash, ..., busybox's sh), and the names of shell lines),".
+	for p in $PAGES; do
+		LC_ALL=C MANWIDTH=80 man -l "$ROOT/docs/$p" 2>/dev/null | awk -v p="$p" '
+			BEGIN { RS = ""; bad = 0 }
+			{ o = gsub(/\(/, "("); c = gsub(/\)/, ")")
+			  if (o != c) { print p ": " substr($0, 1, 200); bad = 1 } }
+			END { exit bad }'
+	done
+}
