@@ -219,7 +219,7 @@ true'
 	[ ! -e "$R/home/.ssh/authorized_keys" ]
 	[ ! -e "$R/ws/.git/hooks/pre-commit" ]
 	[ -d "$R/ws/.git/hooks" ] && [ -f "$R/ws/.git/config" ]
-	! grep -q -e hooksPath -e fsmonitor "$R/ws/.git/config"
+	! grep -q -e hooksPath -e fsmonitor "$R/ws/.git/config" || false
 	# The workspace itself stays writable: the attack really ran.
 	[ "$(cat "$R/ws/ws-file")" = ws-write-ok ]
 }
@@ -236,8 +236,8 @@ ln ~/.ssh/id_ed25519 hardkey 2>/dev/null && echo "key hard link made"
 true'
 	run sbx_agent "$attack"
 	[ "$status" -eq 0 ]
-	! grep -q 'PRIVATE KEY' <<<"$output"
-	! grep -q -e 'wrote through' -e 'hard link made' <<<"$output"
+	! grep -q 'PRIVATE KEY' <<<"$output" || false
+	! grep -q -e 'wrote through' -e 'hard link made' <<<"$output" || false
 	[ "$(cat "$R/home/.bashrc")" = '# bashrc' ]
 }
 
@@ -261,7 +261,7 @@ true'
 	kill "$P1" "$P2"; P1=
 	BGPID=
 	[ "$status" -eq 0 ]
-	! grep -qx hello <<<"$output"
+	! grep -qx hello <<<"$output" || false
 	[ "$(grep -c '^blocked' <<<"$output")" -eq 2 ]
 	grep -qx 'sock=' <<<"$output"
 	# Control: the same socket answers from outside.
@@ -281,7 +281,7 @@ true'
 	kill "$P1" "$P2"; P1=
 	BGPID=
 	[ "$status" -eq 0 ]
-	! grep -qx hello <<<"$output"
+	! grep -qx hello <<<"$output" || false
 	[ "$(grep -c '^blocked' <<<"$output")" -eq 2 ]
 }
 
@@ -395,7 +395,7 @@ true'
 	grep -qx nested-userns <<<"$output"
 	grep -qx tmpfs-ok <<<"$output"
 	# ... and gains nothing over the sandbox's own mounts.
-	! grep -q -e '^mounted' -e remounted -e unmounted -e wrote-bashrc -e 'PRIVATE KEY' <<<"$output"
+	! grep -q -e '^mounted' -e remounted -e unmounted -e wrote-bashrc -e 'PRIVATE KEY' <<<"$output" || false
 	[ "$(cat "$R/home/.bashrc")" = '# bashrc' ]
 	grep -q '^nested pids: [0-9]$' <<<"$output"
 }

@@ -151,7 +151,7 @@ setup() {
 	run agent -- "$SPAWN" execve /usr/bin/env NODE_OPTIONS=--inspect \
 		GH_TOKEN="$GH" LD_PRELOAD=/tmp/evil.so ENVSHIM_POLICY=/dev/null /usr/bin/env
 	[ "$status" -eq 0 ]
-	! grep -q -e '^NODE_OPTIONS=' -e '^GH_TOKEN=' -e evil -e '^ENVSHIM_POLICY=' <<<"$output"
+	! grep -q -e '^NODE_OPTIONS=' -e '^GH_TOKEN=' -e evil -e '^ENVSHIM_POLICY=' <<<"$output" || false
 	grep -qx "LD_PRELOAD=$SHIM" <<<"$output"
 }
 
@@ -276,7 +276,7 @@ setup() {
 	[ "$status" -eq 0 ]
 	run audit_log
 	[ "$status" -eq 0 ]
-	! grep -q -e "$GH" -e "$AWSK" -e evil.js <<<"$output"
+	! grep -q -e "$GH" -e "$AWSK" -e evil.js <<<"$output" || false
 	python3 - "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
@@ -295,7 +295,7 @@ PY
 	run agent -- "$SPAWN" execve /usr/bin/true "$GH"
 	[ "$status" -eq 0 ]
 	run audit_log
-	! grep -q "$GH" <<<"$output"
+	! grep -q "$GH" <<<"$output" || false
 	grep -q '"argv":\["/usr/bin/true","\*\*\*"\]' <<<"$output"
 }
 
