@@ -194,15 +194,19 @@ foreign_loader(const struct es_shim *s, const char *interp)
 /*
  * Reads the head of an open file and decides what the launch is: a shell
  * (by its name, the file a symlink leads to, or a "#!" judged by a shell),
- * and whether the shim can follow into it at all.
+ * and whether the shim can follow into it at all.  named: path's last
+ * component is the file itself, not a symlink, so the name the file goes
+ * by (all that is judged of it) is path's, with no readlink to learn it.
  */
 static void
-judge_fd(const struct es_shim *s, int fd, const char *path, char *const *argv, struct es_target *t, int top)
+judge_fd(const struct es_shim *s, int fd, const char *path, int named,
+    char *const *argv, struct es_target *t, int top)
 {
 	unsigned char head[ES_SNIFF_HEAD];
 	struct es_sniff sn;
 	struct stat sb;
 	char proc[32], real[ES_PATH_MAX];
+	const char *name = path;
 	ssize_t n, r;
 
 	if (fstat(fd, &sb) != 0) {
@@ -212,30 +216,39 @@ judge_fd(const struct es_shim *s, int fd, const char *path, char *const *argv, s
 	t->found = 1;
 	if (!S_ISREG(sb.st_mode))
 		return;		/* the kernel refuses it; nothing to judge */
-	r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
-	real[r > 0 ? r : 0] = '\0';
+	if (top && !named) {
+		r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
+		real[r > 0 ? r : 0] = '\0';
+		name = r > 0 ? real : NULL;
+	}
 	/* For interpreters the agent is the script: `node build.js` is a tool. */
 	if (top && s->have_agent && !s->inside &&
 	    sb.st_dev == s->agent_dev && sb.st_ino == s->agent_ino &&
 	    (s->agent_script == 0 ||
-	    es_agent_script(r > 0 ? real : path, argv) == s->agent_script))
+	    es_agent_script(name != NULL ? name : path, argv) == s->agent_script))
 		t->agent = 1;
+	n = pread(fd, head, sizeof(head), 0);
+	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
+	/*
+	 * File capabilities count only on an ELF that ld.so would run: the
+	 * kernel takes a script's from its interpreter (judged on its own),
+	 * and every other kind is unfollowable below for its kind.
+	 */
 	if (sb.st_mode & (S_ISUID | S_ISGID)) {
 		t->unfollow = 1;
 		t->unfollow_why = "setuid or setgid program";
-	} else if (fgetxattr(fd, "security.capability", NULL, 0) > 0) {
+	} else if (sn.kind == ES_K_ELF_DYNAMIC &&
+	    fgetxattr(fd, "security.capability", NULL, 0) > 0) {
 		t->unfollow = 1;
 		t->unfollow_why = "program with file capabilities";
 	}
-	n = pread(fd, head, sizeof(head), 0);
 	/* An O_PATH descriptor to an execute-only file: its kind is unknown. */
 	if (n < 0) {
 		t->unfollow = 1;
 		t->unfollow_why = "program the shim cannot read";
 	}
-	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
-	if (top && (es_is_shell(&s->pol, path) ||
-	    (r > 0 && (es_is_shell(&s->pol, real) || busybox_shell(real, argv)))))
+	if (top && (es_is_shell(&s->pol, path) || (name != NULL &&
+	    (es_is_shell(&s->pol, name) || busybox_shell(name, argv)))))
 		t->shell = 1;
 	switch (sn.kind) {
 	case ES_K_ELF_DYNAMIC:
@@ -283,7 +296,7 @@ judge_interp(const struct es_shim *s, const char *interp, struct es_target *t)
 		}
 		return;
 	}
-	judge_fd(s, fd, interp, NULL, &sub, 0);
+	judge_fd(s, fd, interp, 0, NULL, &sub, 0);
 	close(fd);
 	if (sub.unfollow) {
 		t->unfollow = 1;
@@ -294,7 +307,9 @@ judge_interp(const struct es_shim *s, const char *interp, struct es_target *t)
 /*
  * Judges dirfd/path (dirfd AT_FDCWD for plain paths) or, with fd >= 0,
  * an fd handed to fexecve.  An unreadable but existing file (mode --x) is
- * judged unfollowable: its kind cannot be known.
+ * judged unfollowable: its kind cannot be known.  The path is opened
+ * without following a last symlink first: most targets are no symlink,
+ * and for them the readlink that names the file is not needed.
  */
 void
 es_judge(const struct es_shim *s, int dirfd, const char *path, int fd, int nofollow, char *const *argv,
@@ -302,12 +317,16 @@ es_judge(const struct es_shim *s, int dirfd, const char *path, int fd, int nofol
 {
 	struct stat sb;
 	char proc[32];
-	int own = -1;
+	int own = -1, named = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (fd < 0) {
 		own = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-		    (nofollow ? O_NOFOLLOW : 0));
+		    O_NOFOLLOW);
+		if (own >= 0)
+			named = 1;
+		else if (errno == ELOOP && !nofollow)
+			own = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 		if (own < 0) {
 			t->err = errno;
 			if (fstatat(dirfd, path, &sb, nofollow ?
@@ -329,7 +348,7 @@ es_judge(const struct es_shim *s, int dirfd, const char *path, int fd, int nofol
 		if (own >= 0)
 			fd = own;
 	}
-	judge_fd(s, fd, path, argv, t, 1);
+	judge_fd(s, fd, path, named, argv, t, 1);
 	if (own >= 0)
 		close(own);
 }

@@ -75,6 +75,25 @@ records() {
 	done
 }
 
+@test "a shell is known by the file its symlinks lead to, whatever they are called" {
+	ln -s /bin/bash "$BATS_TEST_TMPDIR/ws/build-step"
+	ln -s build-step "$BATS_TEST_TMPDIR/ws/step"
+	ln -s /usr/bin/readlink "$BATS_TEST_TMPDIR/ws/rl"
+	local how
+	for how in execve vfork posix_spawn; do
+		run agent_nobody -- "$SPAWN" "$how" "$BATS_TEST_TMPDIR/ws/step" -c \
+			'readlink /proc/self/ns/user'
+		echo "$how: $output"
+		[ "$status" -eq 0 ]
+		[ "$output" != "$OUTER_NS" ]
+		[[ "$output" == user:* ]]
+	done
+	# Control: a link to a tool that is no shell runs where the agent does.
+	run agent_nobody -- "$SPAWN" execve "$BATS_TEST_TMPDIR/ws/rl" /proc/self/ns/user
+	[ "$status" -eq 0 ]
+	[ "$output" = "$OUTER_NS" ]
+}
+
 @test "a static program goes to the sandbox by default (unfollowable sandbox)" {
 	run agent_nobody -- "$SPAWN" execve "$BATS_TEST_TMPDIR/bin/static_hello"
 	[ "$status" -eq 0 ]
