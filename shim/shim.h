@@ -48,9 +48,10 @@ typedef long (*es_syscall_fn)(long, ...);
 
 /*
  * Written by the constructor, then only read (but for the popen table).
- * What a child writes comes first and is packed: the strings share text
- * (es_text_put), since a 4 KiB array per string cost a page fault each,
- * and the snapshot comes before the large, mostly untouched, buffers.
+ * What a child writes is packed: the strings share text (es_text_put),
+ * since a 4 KiB array per string cost a page fault each.  The policy's
+ * head, which es_policy_init clears, follows the small fields on their
+ * page, and its last field shares one with the snapshot.
  */
 struct es_shim {
 	volatile sig_atomic_t	 ready;
@@ -83,9 +84,9 @@ struct es_shim {
 	char			*e_launch;
 	char			*e_config;
 	size_t			 text_used;
+	struct es_policy	 pol;
 	struct es_snapshot	 snap;
 	char			 text[ES_SHIM_TEXT];
-	struct es_policy	 pol;
 	struct {
 		FILE	*f;		/* published last */
 		pid_t	 pid;		/* 0 free, -1 claimed */
