@@ -31,6 +31,9 @@
 #ifndef ES_LIBDIR
 #define ES_LIBDIR	"/usr/local/lib/envshim"
 #endif
+#ifndef ES_LIBEXECDIR
+#define ES_LIBEXECDIR	"/usr/local/libexec/envshim"
+#endif
 
 static const char usage_text[] =
 "usage: envshim [--policy FILE] [--audit] [--] COMMAND [ARGS...]\n"
@@ -164,6 +167,19 @@ find_shim(char *buf, size_t len)
 	fprintf(stderr, "envshim: cannot find libenvshim.so next to the "
 	    "envshim binary or in %s; reinstall envshim\n", ES_LIBDIR);
 	return -1;
+}
+
+/* Can the shim find the helper: next to itself, else installed (es_helper)? */
+static int
+have_helper(const char *shim)
+{
+	char	real[PATH_MAX], buf[PATH_MAX + 32];
+
+	if (realpath(shim, real) != NULL &&
+	    (size_t)snprintf(buf, sizeof(buf), "%s/envshim-sandbox",
+	    dirname(real)) < sizeof(buf) && access(buf, X_OK) == 0)
+		return 1;
+	return access(ES_LIBEXECDIR "/envshim-sandbox", X_OK) == 0;
 }
 
 /* Absolute, without resolving links: the file checked is the file named. */
@@ -332,7 +348,7 @@ run(int argc, char **argv)
 	char			 shim[PATH_MAX], pol[PATH_MAX], exe[PATH_MAX];
 	struct es_cmd_hop	 hop;
 	struct es_policy	*p;
-	int			 c, audit = 0, contain = 0;
+	int			 c, audit = 0, contain = 0, sandboxed;
 	size_t			 i;
 
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
@@ -373,6 +389,7 @@ run(int argc, char **argv)
 	file = es_cmd_policy_file(file);
 	if ((p = es_cmd_load(file)) == NULL)
 		return ES_EXIT_FAIL;
+	sandboxed = p->sandbox != ES_SANDBOX_OFF && p->mode != ES_MODE_AUDIT;
 	free(p);
 	/* The shim would refuse every launch of an agent started with it. */
 	mode = getenv("ENVSHIM_MODE");
@@ -386,6 +403,14 @@ run(int argc, char **argv)
 	}
 	if (find_shim(shim, sizeof(shim)) == -1)
 		return ES_EXIT_FAIL;
+	/* Every shell the agent started would be refused. */
+	if (sandboxed && !audit && !contain && !have_helper(shim)) {
+		fprintf(stderr, "envshim: the sandbox helper envshim-sandbox is "
+		    "neither next to %s nor in %s, so every shell the agent "
+		    "started would be refused.\nReinstall envshim, or set "
+		    "'sandbox off' in a policy.\n", shim, ES_LIBEXECDIR);
+		return ES_EXIT_FAIL;
+	}
 	/* ld.so splits LD_PRELOAD at spaces and colons. */
 	if (strpbrk(shim, " :\t") != NULL) {
 		fprintf(stderr, "envshim: %s: a path with a space or ':' "

@@ -50,6 +50,22 @@ setup() {
 	run -0 env ENVSHIM_MODE=audit "$ENVSHIM" -- true
 }
 
+@test "with no sandbox helper to find, the agent is not started" {
+	# Every shell it ran would be refused; say so before it starts.
+	mkdir "$BATS_TEST_TMPDIR/lone"
+	cp "$ENVSHIM" "$BUILD/libenvshim.so" "$BATS_TEST_TMPDIR/lone/"
+	run -125 "$BATS_TEST_TMPDIR/lone/envshim" -- touch "$BATS_TEST_TMPDIR/ran"
+	[[ "${lines[0]}" == "envshim: the sandbox helper envshim-sandbox is neither next to $BATS_TEST_TMPDIR/lone/libenvshim.so nor in /"*", so every shell the agent started would be refused." ]]
+	[ "${lines[1]}" = "Reinstall envshim, or set 'sandbox off' in a policy." ]
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
+	# Nothing goes to the sandbox with sandbox off, or in a dry run.
+	p=$(policy_file off <<<'sandbox off')
+	run -0 "$BATS_TEST_TMPDIR/lone/envshim" --policy "$p" -- true
+	run -0 "$BATS_TEST_TMPDIR/lone/envshim" --audit -- true
+	cp "$BUILD/envshim-sandbox" "$BATS_TEST_TMPDIR/lone/"
+	run -0 "$BATS_TEST_TMPDIR/lone/envshim" -- true
+}
+
 @test "exit statuses: 127 not found, 126 not executable, else the command's" {
 	run -127 "$ENVSHIM" -- no-such-command-envshim
 	[ "$output" = "envshim: no-such-command-envshim: command not found" ]
