@@ -234,6 +234,8 @@ static const struct {
 	{ "ACCESSTOKEN", 11, 8 }, { "SECRETKEY", 9, 6 }, { "PRIVATEKEY", 10, 7 },
 	{ "PASSWORD", 8, 4 }, { "PASSWD", 6, 4 },
 };
+#define NSUB	(sizeof(substrings) / sizeof(substrings[0]))
+#define NSUB_K	6	/* the ones with a K, first */
 
 /*
  * The name hash mixes eight upper-cased bytes at a time (the last word
@@ -604,17 +606,14 @@ component_class(const struct es_names_tables *ix, const char *name, size_t a,
 	return r | (cls & (ES_NC_AUTH | ES_NC_HEADER));
 }
 
-/* What a scan found, in the order it found it. */
+/* What a scan found. */
 static inline void
-scan_end(struct es_nscan *ns, uint64_t h, size_t i, unsigned acc,
-    unsigned nc, unsigned nk)
+scan_end(struct es_nscan *ns, uint64_t h, size_t i, unsigned acc)
 {
-	if (nc > ES_NS_MARKS || nk > ES_NS_MARKS || i > UINT32_MAX)
+	if (i >= ES_NS_BYTES)
 		acc |= NB_MANY;
 	ns->hash = hfinal(h, i);
 	ns->bytes = acc & (NB_LOW | NB_ODD | NB_MANY);
-	ns->ncut = nc;
-	ns->nkw = nk;
 }
 
 size_t
@@ -622,10 +621,11 @@ es_names_scan_scalar(const char *name, size_t len, int stop,
     struct es_nscan *ns)
 {
 	uint64_t h = HSEED, w = 0;
-	unsigned acc = 0, nc = 0, nk = 0;
+	unsigned acc = 0;
 	size_t i;
 
 	ns->w[0] = ns->w[1] = 0;
+	ns->cut = ns->kw = 0;
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)name[i];
 		unsigned t = nbytes[c];
@@ -636,16 +636,10 @@ es_names_scan_scalar(const char *name, size_t len, int stop,
 			acc |= t;
 			if (t & NB_LOW)
 				c = (unsigned char)(c - 32);
-			if (t & NB_CUT) {
-				if (nc < ES_NS_MARKS)
-					ns->cut[nc] = (uint32_t)i;
-				nc++;
-			}
-			if (t & NB_KW) {
-				if (nk < ES_NS_MARKS)
-					ns->kw[nk] = (uint32_t)i;
-				nk++;
-			}
+			if ((t & NB_CUT) && i < ES_NS_BYTES)
+				ns->cut |= (uint64_t)1 << i;
+			if ((t & NB_KW) && i < ES_NS_BYTES)
+				ns->kw |= (uint64_t)1 << i;
 		}
 		w |= (uint64_t)c << (8 * (i & 7));
 		if ((i & 7) == 7) {
@@ -660,21 +654,11 @@ es_names_scan_scalar(const char *name, size_t len, int stop,
 		if (i < 16)
 			ns->w[i / 8] = w;
 	}
-	scan_end(ns, h, i, acc, nc, nk);
+	scan_end(ns, h, i, acc);
 	return i;
 }
 
 #ifdef __SSE2__
-/* Positions of the set bits of m (plus base), the first ES_NS_MARKS. */
-static inline unsigned
-marks(uint32_t *out, unsigned n, unsigned m, size_t base)
-{
-	for (; m != 0; m &= m - 1, n++)
-		if (n < ES_NS_MARKS)
-			out[n] = (uint32_t)(base + (size_t)__builtin_ctz(m));
-	return n;
-}
-
 /*
  * The same, 16 bytes a step: where the name stops, its lower-case, cut,
  * K/W and odd bytes as bit masks, and the hash from the upper-cased
@@ -689,13 +673,15 @@ es_names_scan(const char *name, size_t len, int stop, struct es_nscan *ns)
 	};
 	const unsigned char *v = (const unsigned char *)name;
 	uint64_t h = HSEED, lo, hi;
-	unsigned acc = 0, nc = 0, nk = 0;
+	unsigned acc = 0;
 	size_t i;
+
+	ns->cut = ns->kw = 0;
 
 	for (i = 0;; i += 16) {
 		size_t avail = len - i;
 		unsigned end, in, m;
-		__m128i x, low, up;
+		__m128i x, low, odd, d, up;
 
 		if (avail >= 16) {
 			x = _mm_loadu_si128((const __m128i *)(const void *)(v + i));
@@ -714,25 +700,30 @@ es_names_scan(const char *name, size_t len, int stop, struct es_nscan *ns)
 		in = (1u << end) - 1;
 		low = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('a' - 1)),
 		    _mm_cmplt_epi8(x, _mm_set1_epi8('z' + 1)));
-		if ((unsigned)_mm_movemask_epi8(low) & in)
-			acc |= NB_LOW;
-		if ((unsigned)_mm_movemask_epi8(_mm_or_si128(
-		    _mm_cmpeq_epi8(x, _mm_set1_epi8('%')),
-		    _mm_cmpeq_epi8(x, _mm_set1_epi8('(')))) & in)
-			acc |= NB_ODD;
-		nc = marks(ns->cut, nc, (unsigned)_mm_movemask_epi8(
-		    _mm_or_si128(_mm_or_si128(
+		odd = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('%')),
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('(')));
+		/* both are rare: one test for the two */
+		if ((unsigned)_mm_movemask_epi8(_mm_or_si128(low, odd)) & in) {
+			if ((unsigned)_mm_movemask_epi8(low) & in)
+				acc |= NB_LOW;
+			if ((unsigned)_mm_movemask_epi8(odd) & in)
+				acc |= NB_ODD;
+		}
+		/* - . / are 0x2d to 0x2f: one subtraction and a minimum */
+		d = _mm_sub_epi8(x, _mm_set1_epi8('-'));
+		m = (unsigned)_mm_movemask_epi8(
+		    _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(d,
+		    _mm_set1_epi8(2)), d), _mm_or_si128(
 		    _mm_cmpeq_epi8(x, _mm_set1_epi8('_')),
-		    _mm_cmpeq_epi8(x, _mm_set1_epi8('-'))),
-		    _mm_or_si128(_mm_or_si128(
-		    _mm_cmpeq_epi8(x, _mm_set1_epi8('.')),
-		    _mm_cmpeq_epi8(x, _mm_set1_epi8(':'))),
-		    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('/')),
-		    _mm_cmpeq_epi8(x, _mm_setzero_si128()))))) & in, i);
+		    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(':')),
+		    _mm_cmpeq_epi8(x, _mm_setzero_si128()))))) & in;
 		up = _mm_or_si128(x, _mm_set1_epi8(0x20));
-		nk = marks(ns->kw, nk, (unsigned)_mm_movemask_epi8(
-		    _mm_or_si128(_mm_cmpeq_epi8(up, _mm_set1_epi8('k')),
-		    _mm_cmpeq_epi8(up, _mm_set1_epi8('w')))) & in, i);
+		if (i < ES_NS_BYTES) {
+			ns->cut |= (uint64_t)m << i;
+			ns->kw |= (uint64_t)((unsigned)_mm_movemask_epi8(
+			    _mm_or_si128(_mm_cmpeq_epi8(up, _mm_set1_epi8('k')),
+			    _mm_cmpeq_epi8(up, _mm_set1_epi8('w')))) & in) << i;
+		}
 		/* upper case, and nothing past the name */
 		x = _mm_and_si128(_mm_sub_epi8(x, _mm_and_si128(low,
 		    _mm_set1_epi8(0x20))), _mm_loadu_si128((const __m128i *)
@@ -752,7 +743,7 @@ es_names_scan(const char *name, size_t len, int stop, struct es_nscan *ns)
 			break;
 		}
 	}
-	scan_end(ns, h, i, acc, nc, nk);
+	scan_end(ns, h, i, acc);
 	return i;
 }
 #else
@@ -778,8 +769,9 @@ static int
 secret_name(const struct es_names_tables *ix, const char *name, size_t len,
     unsigned cls, const struct es_nscan *ns)
 {
-	size_t k, j, start = 0;
+	size_t j, start = 0;
 	unsigned comp = 0, idx = 0;
+	uint64_t m;
 
 	if (cls & ES_NC_SECRET)
 		return 1;
@@ -790,25 +782,26 @@ secret_name(const struct es_names_tables *ix, const char *name, size_t len,
 		return has_substring(name, len) ||
 		    secret_component(ix, name, len);
 	/*
-	 * From here the name has no lower case.  Every substring holds a K
-	 * or a W: look around those only.
+	 * From here the name has no lower case and is under 64 bytes.
+	 * Every substring holds a K or a W: look around those only (the K
+	 * ones come first in substrings[]).
 	 */
-	for (k = 0; k < ns->nkw; k++) {
-		size_t at = ns->kw[k];
+	for (m = ns->kw; m != 0; m &= m - 1) {
+		size_t at = (size_t)__builtin_ctzll(m);
 		unsigned char c = (unsigned char)name[at];
 
-		for (j = 0; j < sizeof(substrings) / sizeof(substrings[0]); j++) {
+		for (j = c == 'K' ? 0 : NSUB_K; j < (c == 'K' ? NSUB_K : NSUB);
+		    j++) {
 			size_t o = substrings[j].kw, n = substrings[j].len;
 
-			if ((unsigned char)substrings[j].s[o] == c && at >= o &&
-			    at - o + n <= len &&
+			if (at >= o && at - o + n <= len &&
 			    upper_eq(substrings[j].s, name + at - o, n))
 				return 1;
 		}
 	}
 	/* The bytes index the length tables as they are. */
-	for (k = 0; k <= ns->ncut; k++) {
-		size_t end = k < ns->ncut ? ns->cut[k] : len, n = end - start;
+	for (m = ns->cut | (uint64_t)1 << len; m != 0; m &= m - 1) {
+		size_t end = (size_t)__builtin_ctzll(m), n = end - start;
 
 		if (n == 0 || n > 15) {
 			idx += n != 0;
@@ -876,9 +869,8 @@ es_names_selfcheck(void)
 			if (es_names[i].name[c] >= 'a' &&
 			    es_names[i].name[c] <= 'z')
 				return -1;
-	for (i = 0; i < sizeof(substrings) / sizeof(substrings[0]); i++)
-		if (substrings[i].s[substrings[i].kw] != 'K' &&
-		    substrings[i].s[substrings[i].kw] != 'W')
+	for (i = 0; i < NSUB; i++)
+		if (substrings[i].s[substrings[i].kw] != (i < NSUB_K ? 'K' : 'W'))
 			return -1;
 	return 0;
 }

@@ -90,21 +90,20 @@ unsigned	es_names_lookup(const struct es_names_tables *ix, const char *name,
 		    size_t len, uint32_t hash);
 
 /* What one pass over a name learns (es_names_scan). */
-#define ES_NS_MARKS	8	/* cuts and K/W positions kept; more: NB_MANY */
+#define ES_NS_BYTES	64	/* names shorter have masks; others: NB_MANY */
 struct es_nscan {
 	uint32_t	 hash;		/* es_names_hash of the name */
 	unsigned	 bytes;		/* NB_* of its bytes, or-ed */
 	uint64_t	 w[2];		/* its first 16 bytes, upper case, zero past it */
-	unsigned	 ncut, nkw;	/* how many cuts, K and W */
-	uint32_t	 cut[ES_NS_MARKS];	/* where the cuts are */
-	uint32_t	 kw[ES_NS_MARKS];	/* where the K and W are */
+	uint64_t	 cut;		/* bit i: name[i] cuts components */
+	uint64_t	 kw;		/* bit i: name[i] is K or W */
 };
 #define NB_CUT		0x01	/* _ - . : / and NUL split components */
 #define NB_STOP		0x02	/* '=' and NUL end an envp name */
 #define NB_LOW		0x04	/* a-z */
 #define NB_KW		0x08	/* K or W: every secret substring has one */
 #define NB_ODD		0x10	/* % or ( */
-#define NB_MANY		0x40	/* more marks than ES_NS_MARKS, or huge */
+#define NB_MANY		0x40	/* ES_NS_BYTES or longer: no masks */
 
 /*
  * One pass over a name: its hash, its byte classes, where it may split

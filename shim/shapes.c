@@ -714,7 +714,7 @@ pf_block(__m128i x, unsigned shift, unsigned at, uint64_t *mb, uint64_t *md,
  * 64 bytes at v[i] as masks: the marks, then the runs inside them by
  * shifts and ands, and across steps by the run each step ends with.
  */
-static inline int
+static inline __attribute__((always_inline)) int
 pf_step(const unsigned char *v, size_t len, size_t i, uint64_t mb,
     uint64_t md, uint64_t mh, size_t *run, size_t *drun)
 {
@@ -734,26 +734,20 @@ pf_step(const unsigned char *v, size_t len, size_t i, uint64_t mb,
 }
 
 /*
- * The same, 64 bytes a step, 16 at a time into three 64-bit masks.  A
- * value shorter than 16 bytes is one load (es_load_short); the last 16
- * bytes of a longer one are one load that may overlap the one before.
+ * The same, 64 bytes a step, 16 at a time into three 64-bit masks, for
+ * 15 bytes and more.  A value shorter than 16 bytes is one load
+ * (es_load_short); the last 16 bytes of a longer one are one load that
+ * may overlap the one before.  Apart from es_shapes_maybe, so that the
+ * short values, most of them, skip its set-up.
  */
-int
-es_shapes_maybe(const char *value, size_t len)
+static __attribute__((noinline)) int
+maybe_long(const unsigned char *v, size_t len)
 {
-	const unsigned char *v = (const unsigned char *)value;
 	size_t i, j, run = 0, drun = 0;
 	uint64_t mb = 0, md = 0, mh = 0;
 
 	if (len < 16) {
 		pf_block(es_load_short(v, len), 0, 0, &mb, &md, &mh);
-		if (len < PF_RUN) {
-			/* too short for a run: only the marks count */
-			for (; mh != 0; mh &= mh - 1)
-				if (pf_hit(v, len, (size_t)__builtin_ctzll(mh)))
-					return 1;
-			return 0;
-		}
 		/* past the end breaks; es_load_short's zeros are no mark */
 		return pf_step(v, len, 0, mb | ~(uint64_t)0 << len, md, mh,
 		    &run, &drun);
@@ -780,6 +774,26 @@ es_shapes_maybe(const char *value, size_t len)
 	}
 	return pf_step(v, len, i, mb | ~(uint64_t)0 << (len - i), md, mh,
 	    &run, &drun);
+}
+/* Too short for a run (most values): only the marks count. */
+int
+es_shapes_maybe(const char *value, size_t len)
+{
+	const unsigned char *v = (const unsigned char *)value;
+	__m128i x;
+	unsigned mh;
+
+	if (len >= PF_RUN)
+		return maybe_long(v, len);
+	x = es_load_short(v, len);
+	mh = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8('-')),
+	    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('_')),
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8('@')))));
+	for (; mh != 0; mh &= mh - 1)
+		if (pf_hit(v, len, (size_t)__builtin_ctz(mh)))
+			return 1;
+	return 0;
 }
 #else
 int
