@@ -32,7 +32,7 @@ CMD_SRCS	:= shim/envshim.c $(sort $(wildcard shim/cmd_*.c))
 # root and launch: envshim --contain computes the launch root's state.
 CMD_OBJS	:= $(patsubst shim/%.c,$(B)/obj/%.o,$(CMD_SRCS)) \
 		   $(addprefix $(B)/obj/,$(addsuffix .o,root launch landlock $(LOAD) $(CORE)))
-SBX_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,sandbox landlock $(LOAD) $(CORE)))
+SBX_UNITS	:= sandbox landlock $(LOAD) $(CORE)
 CORE_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,$(LOAD) $(CORE)))
 
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
@@ -48,12 +48,33 @@ PRODUCTS	:= $(B)/libenvshim.so $(B)/envshim $(B)/envshim-sandbox
 all: $(PRODUCTS)
 
 # The helper links statically: no ld.so start-up, no preload, no NSS
-# (docs/design.md).  ASan needs the dynamic loader: asan-bins sets it empty.
+# (docs/design.md).  Against musl when its static libc is there (deps.sh
+# installs musl-dev): glibc's start-up probes the CPU with cpuid, which
+# traps on a VM, ~0.8 ms a sandboxed shell.  Else glibc's -static-pie.
+# ASan needs the dynamic loader: asan-bins sets SBX_STATIC empty.
 SBX_STATIC	?= 1
+MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
+MUSL_TRIPLE	:= $(patsubst %-gnu,%-musl,$(MULTIARCH))
+MUSL		:= /usr/lib/$(MUSL_TRIPLE)
+SBX_MUSL	?= $(if $(SBX_STATIC),$(if $(MULTIARCH),$(wildcard $(MUSL)/rcrt1.o)))
+SBX_OBJS	:= $(addprefix $(B)/$(if $(SBX_MUSL),musl,obj)/,$(addsuffix .o,$(SBX_UNITS)))
+# musl's headers, the compiler's own, then the kernel's uapi (kinc).
+MUSL_INC	= -nostdinc -isystem /usr/include/$(MUSL_TRIPLE) \
+		  -isystem $(shell $(CC) -print-file-name=include) -idirafter $(B)/musl/kinc
+ifneq ($(SBX_MUSL),)
+# The start files by name: musl-gcc's specs cannot link -static-pie.
+SBX_LINK	= -static-pie -nostdlib $(MUSL)/rcrt1.o $(MUSL)/crti.o \
+		  $(shell $(CC) -print-file-name=crtbeginS.o)
+SBX_LIBS	= $(MUSL)/libc.a $(shell $(CC) -print-libgcc-file-name) \
+		  $(shell $(CC) -print-file-name=crtendS.o) $(MUSL)/crtn.o
+else
 SBX_LINK	:= $(if $(SBX_STATIC),-static-pie,-pie)
+SBX_LIBS	:= $(if $(SBX_STATIC),,-ldl)
+endif
 
 # Installed paths (and the helper's link) are compiled in: a change rebuilds.
-ES_PATHS	:= $(LIBDIR) $(LIBEXECDIR) $(SYSCONFDIR) $(VERSION) sbx=$(SBX_STATIC)
+ES_PATHS	:= $(LIBDIR) $(LIBEXECDIR) $(SYSCONFDIR) $(VERSION) \
+		   sbx=$(SBX_STATIC)$(if $(SBX_MUSL),musl)
 $(B)/paths.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(ES_PATHS)' | cmp -s - $@ || echo '$(ES_PATHS)' > $@
@@ -74,10 +95,19 @@ $(B)/libenvshim.so: $(LIB_OBJS) shim/libenvshim.map
 $(B)/envshim: $(CMD_OBJS)
 	$(CC) -pie $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS)
 
+$(B)/musl/%.o: shim/%.c $(B)/paths.stamp | $(B)/musl/kinc
+	$(CC) $(MUSL_INC) $(ES_CFLAGS) -DES_SBX_STATIC -fPIE $(CFLAGS) -c -o $@ $<
+
+$(B)/musl/kinc:
+	@mkdir -p $@
+	ln -sfn /usr/include/linux $@/linux
+	ln -sfn /usr/include/asm-generic $@/asm-generic
+	ln -sfn /usr/include/$(MULTIARCH)/asm $@/asm
+
 $(B)/obj/sandbox.o: ES_CFLAGS += $(if $(SBX_STATIC),-DES_SBX_STATIC)
 $(B)/envshim-sandbox: $(SBX_OBJS)
 	$(CC) $(SBX_LINK) $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(SBX_OBJS) \
-	    $(if $(SBX_STATIC),,-ldl)
+	    $(SBX_LIBS)
 
 # ---- tests ----
 
@@ -249,4 +279,4 @@ names-ix: $(B)/obj/names.o $(B)/obj/names_ix.o
 .PHONY: all deps names-ix unit unit-asan asan-bins clang-build bats check bench demo clean install \
 	uninstall FORCE fuzz fuzz-bins fuzz-short security-report
 
--include $(wildcard $(B)/obj/*.d $(B)/pic/*.d)
+-include $(wildcard $(B)/obj/*.d $(B)/pic/*.d $(B)/musl/*.d)

@@ -27,6 +27,8 @@
 
 #include <linux/capability.h>
 #include <linux/keyctl.h>
+#include <linux/mount.h>	/* mount_setattr: musl's sys/mount.h lacks it */
+#include <linux/stat.h>		/* statx: musl before 1.2.5 lacks it */
 
 #ifndef ES_SBX_STATIC
 #include <dlfcn.h>
@@ -152,13 +154,30 @@ refuse(const char *fmt, ...)
 	exit(EXIT_SETUP);
 }
 
+/* The errnos a setup step can meet, by name (not every libc has a table). */
+#define ENAME(e)	{ e, #e }
+static const struct { int e; const char *name; } errno_names[] = {
+	ENAME(EPERM), ENAME(ENOENT), ENAME(ESRCH), ENAME(EINTR), ENAME(EIO),
+	ENAME(ENXIO), ENAME(E2BIG), ENAME(ENOEXEC), ENAME(EBADF),
+	ENAME(EAGAIN), ENAME(ENOMEM), ENAME(EACCES), ENAME(EFAULT),
+	ENAME(EBUSY), ENAME(EEXIST), ENAME(ENODEV), ENAME(ENOTDIR),
+	ENAME(EISDIR), ENAME(EINVAL), ENAME(ENFILE), ENAME(EMFILE),
+	ENAME(ETXTBSY), ENAME(ENOSPC), ENAME(EROFS), ENAME(EMLINK),
+	ENAME(ENAMETOOLONG), ENAME(ENOSYS), ENAME(ELOOP), ENAME(EUSERS),
+	ENAME(EOPNOTSUPP), ENAME(EOVERFLOW)
+};
+
 /* errno as "Operation not permitted (EPERM)". */
 static const char *
 errstr(int e, char *buf, size_t len)
 {
-	const char *n = strerrorname_np(e);
+	const char *n = "?";
+	size_t i;
 
-	snprintf(buf, len, "%s (%s)", strerror(e), n ? n : "?");
+	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+		if (errno_names[i].e == e)
+			n = errno_names[i].name;
+	snprintf(buf, len, "%s (%s)", strerror(e), n);
 	return buf;
 }
 
@@ -384,7 +403,8 @@ mount_root(int fd)
 {
 	struct statx sx;
 
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, 0, &sx) == -1)
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, 0,
+	    &sx) == -1)
 		return 0;
 	return (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
 	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);

@@ -30,6 +30,8 @@ command -v go >/dev/null 2>&1 || pkgs="$pkgs golang-go"
 command -v man >/dev/null 2>&1 || pkgs="$pkgs man-db"
 command -v groff >/dev/null 2>&1 || pkgs="$pkgs groff-base"
 [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || [ -n "$(ls /usr/lib/*/libc.a 2>/dev/null)" ] || pkgs="$pkgs libc6-dev"
+# The sandbox helper links statically against musl when it is there.
+ls /usr/lib/*-linux-musl/rcrt1.o >/dev/null 2>&1 || pkgs="$pkgs musl-dev"
 [ -z "$pkgs" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "deps: installing$pkgs"
