@@ -631,8 +631,43 @@ since_time(const char *arg, char *out, size_t len)
 }
 
 static const char log_usage[] =
-"usage: envshim log [FILE] [--json] [--since TIME]\n"
+"usage: envshim log [FILE | -] [--policy FILE] [--json] [--since TIME]\n"
 "  TIME: 2026-11-30T09:00 (UTC), or 30s, 10m, 2h, 7d ago\n";
+
+/*
+ * The file the policy's `log` line names (the default file without one),
+ * as the agent's shim wrote it; -1 with the reason said when records went
+ * anywhere else.
+ */
+static int
+policy_log(const char *polfile, char *path, size_t len)
+{
+	struct es_policy	*p;
+	const char		*where = NULL, *layer;
+	int			 rc = 0;
+
+	if ((p = es_cmd_load(es_cmd_policy_file(polfile))) == NULL)
+		return -1;
+	layer = p->log_layer < p->nlayers ? p->layer_name[p->log_layer] : "?";
+	if (p->log == ES_LOG_OFF)
+		where = "'log off': nothing was recorded";
+	else if (p->log == ES_LOG_STDERR)
+		where = "'log stderr': records went to each program's standard "
+		    "error";
+	else if (p->log == ES_LOG_SYSLOG)
+		where = "'log syslog': read the records with\n"
+		    "  journalctl -t envshim -o cat | envshim log -";
+	if (where != NULL) {
+		fprintf(stderr, "envshim log: %s says %s\n", layer, where);
+		rc = -1;
+	} else if (es_log_file(p, getenv("HOME"), path, len) != 0) {
+		fprintf(stderr, "envshim log: neither XDG_STATE_HOME nor HOME "
+		    "is set: name the log file\n");
+		rc = -1;
+	}
+	free(p);
+	return rc;
+}
 
 static void
 put_counts(const struct counts *c, int json)
@@ -723,11 +758,12 @@ es_cmd_log(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "since", required_argument, NULL, 's' },
+		{ "policy", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char		 path[ES_PATH_MAX], since[64] = "";
-	const char	*file = NULL;
+	const char	*file = NULL, *polfile = NULL;
 	char		*line = NULL;
 	size_t		 cap = 0, n = 0, nrs = 0, bad = 0, i;
 	ssize_t		 len;
@@ -749,6 +785,9 @@ es_cmd_log(int argc, char **argv)
 				return ES_EXIT_FAIL;
 			}
 			break;
+		case 'p':
+			polfile = optarg;
+			break;
 		case 'h':
 			fputs(log_usage, stdout);
 			return 0;
@@ -764,14 +803,13 @@ es_cmd_log(int argc, char **argv)
 	}
 	if (optind < argc)
 		file = argv[optind];
-	else if (es_log_file(NULL, getenv("HOME"), path, sizeof(path)) == 0)
+	else if (policy_log(polfile, path, sizeof(path)) == 0)
 		file = path;
-	else {
-		fprintf(stderr, "envshim log: neither XDG_STATE_HOME nor HOME "
-		    "is set: name the log file\n");
+	else
 		return ES_EXIT_FAIL;
-	}
-	if ((f = fopen(file, "re")) == NULL) {
+	if (strcmp(file, "-") == 0)
+		f = stdin;
+	else if ((f = fopen(file, "re")) == NULL) {
 		fprintf(stderr, "envshim log: %s: %s%s\n", file,
 		    strerror(errno), errno == ENOENT ?
 		    " (nothing logged yet?)" : "");

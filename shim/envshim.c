@@ -41,7 +41,7 @@ static const char usage_text[] =
 "       envshim check [--policy FILE] [--format=table|tsv|json] "
 "[-- NAME=VALUE ...]\n"
 "       envshim policy [--policy FILE] [--builtin]\n"
-"       envshim log [FILE] [--json] [--since TIME]\n"
+"       envshim log [FILE | -] [--policy FILE] [--json] [--since TIME]\n"
 "       envshim doctor [--policy FILE]\n"
 "       envshim --help | --version\n"
 "\n"

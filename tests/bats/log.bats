@@ -152,3 +152,34 @@ assert s["audit"]["dropped"]["secret-name"] == 2, s
 	[[ "$output" != *$'\033'* ]]
 	[ "${lines[0]}" = '10 a  [x\x1b[2J]' ]
 }
+
+@test "with no FILE the log is where the policy put it, or it says where records went" {
+	# It read the default file whatever the policy's log line said.
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	p=$(policy_file p <<<"log $BATS_TEST_TMPDIR/custom.jsonl")
+	run -0 env -i HOME="$HOME" PATH=/usr/bin:/bin XDG_STATE_HOME="$XDG_STATE_HOME" \
+	    "$ENVSHIM" --policy "$p" -- /usr/bin/perl -e 'system("/usr/bin/env", "true")'
+	[ -s "$BATS_TEST_TMPDIR/custom.jsonl" ]
+	[ ! -e "$XDG_STATE_HOME/envshim/audit.jsonl" ]
+	run -0 "$ENVSHIM" log --policy "$p"
+	[[ "${lines[0]}" =~ ^[0-9]+\ /usr/bin/env\ true\ \ \[run\]$ ]]
+	run -0 env ENVSHIM_POLICY="$p" "$ENVSHIM" log
+	[[ "${lines[0]}" =~ ^[0-9]+\ /usr/bin/env\ true\ \ \[run\]$ ]]
+	mkdir -p "$XDG_CONFIG_HOME/envshim"
+	cp "$p" "$XDG_CONFIG_HOME/envshim/policy"
+	run -0 "$ENVSHIM" log --json
+	[[ "$output" == *'"path":"/usr/bin/env"'* ]]
+	# "-" reads the records from standard input.
+	run -0 "$ENVSHIM" log - <"$BATS_TEST_TMPDIR/custom.jsonl"
+	[[ "${lines[0]}" =~ ^[0-9]+\ /usr/bin/env\ true\ \ \[run\]$ ]]
+	q=$(policy_file q <<<'log syslog')
+	run -125 "$ENVSHIM" log --policy "$q"
+	[ "${lines[0]}" = "envshim log: $q says 'log syslog': read the records with" ]
+	[ "${lines[1]}" = "  journalctl -t envshim -o cat | envshim log -" ]
+	q=$(policy_file q <<<'log off')
+	run -125 "$ENVSHIM" log --policy "$q"
+	[ "$output" = "envshim log: $q says 'log off': nothing was recorded" ]
+	q=$(policy_file q <<<'log nowhere-relative')
+	run -125 "$ENVSHIM" log --policy "$q"
+	[[ "$output" == "envshim: $q:1: "* ]]
+}
