@@ -765,7 +765,7 @@ es_names_secret(const struct es_names_tables *ix, const char *name, size_t len,
 }
 
 /* es_names_secret_s before the exemptions. */
-static int
+static inline int
 secret_name(const struct es_names_tables *ix, const char *name, size_t len,
     unsigned cls, const struct es_nscan *ns)
 {
@@ -775,7 +775,8 @@ secret_name(const struct es_names_tables *ix, const char *name, size_t len,
 
 	if (cls & ES_NC_SECRET)
 		return 1;
-	if (len > 4 && es_ci_eq(name + len - 4, "_DSN", 4))
+	if (len > 4 && (name[len - 1] | 0x20) == 'n' &&
+	    es_ci_eq(name + len - 4, "_DSN", 4))
 		return 1;
 	/* Lower case (camel-case components), or too many marks: the long way. */
 	if (ns->bytes & (NB_LOW | NB_MANY))

@@ -430,7 +430,7 @@ struct ctx {
 #define V(a, r)	((unsigned)(a) | ((unsigned)(r) << 8))
 
 /* The secret-value verdict, softened for the agent and for URL names. */
-static unsigned
+static inline unsigned
 value_verdict(const struct ctx *c, unsigned cls, const char *val, size_t vlen,
     unsigned keep)
 {
@@ -461,7 +461,7 @@ decide(const struct ctx *c, const char *s, size_t nlen,
 	unsigned cls;
 	int agent = (c->flags & ES_F_AGENT) != 0;
 
-	int named = c->first[es_upper((unsigned char)s[0])];
+	int named = c->first[ns->w[0] & 0xff];
 
 	for (k = 0; named && c->forced != NULL && c->forced[k] != NULL; k++)
 		if (same_name(c->forced[k], s, nlen))
@@ -469,7 +469,7 @@ decide(const struct ctx *c, const char *s, size_t nlen,
 	cls = es_names_class_s(p->names_ix, s, nlen, ns);
 	if (cls & ES_NC_LOCKED)
 		return V(ES_DROP, ES_R_LOCKED);
-	if (nlen >= 3 && es_ci_eq(s, "LD_", 3))
+	if ((ns->w[0] & 0xffffff) == ('L' | 'D' << 8 | '_' << 16))	/* LD_* */
 		return V(ES_DROP, ES_R_INJECTION);
 	for (k = 0; named && k < p->nsets; k++)
 		if (same_name(p->sets[k].s, s, nlen))
