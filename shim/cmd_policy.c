@@ -74,7 +74,8 @@ es_cmd_policy(int argc, char **argv)
 	}
 	putchar('\n');
 	if (n == 0)
-		printf("# (no layer changes the builtin policy)\n");
+		printf("# (no layer changes the builtin policy: "
+		    "envshim policy --builtin prints it)\n");
 	fwrite(buf, 1, (size_t)n, stdout);
 	free(buf);
 	free(p);

@@ -172,7 +172,7 @@ P
 
 @test "policy with no layers says the builtin is unchanged" {
 	run -0 "$ENVSHIM" policy
-	[ "${lines[1]}" = "# (no layer changes the builtin policy)" ]
+	[ "${lines[1]}" = "# (no layer changes the builtin policy: envshim policy --builtin prints it)" ]
 	run -125 "$ENVSHIM" policy extra
 }
 
