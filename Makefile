@@ -87,10 +87,12 @@ $(B)/obj/%.o: shim/%.c $(B)/paths.stamp
 	@mkdir -p $(@D)
 	$(CC) $(ES_CFLAGS) -fPIE $(CFLAGS) -c -o $@ $<
 
+# -Bsymbolic-functions: the hooks' calls to each other (syscall -> execve)
+# and their addresses are bound at link time, not looked up in every process.
 $(B)/libenvshim.so: $(LIB_OBJS) shim/libenvshim.map
 	$(CC) -shared -Wl,--version-script=shim/libenvshim.map \
-	    -Wl,--no-undefined $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) \
-	    -o $@ $(LIB_OBJS) -ldl
+	    -Wl,--no-undefined -Wl,-Bsymbolic-functions $(ES_LDFLAGS) $(CFLAGS) \
+	    $(LDFLAGS) -o $@ $(LIB_OBJS) -ldl
 
 $(B)/envshim: $(CMD_OBJS)
 	$(CC) -pie $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS)
