@@ -181,7 +181,11 @@ errstr(int e, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- AS-safe pieces used by init and the command ---- */
+/*
+ * ---- AS-safe pieces used by init and the command ----
+ * They open with openat(AT_FDCWD, ...): musl's open() follows O_CLOEXEC
+ * with an fcntl, for kernels older than the flag.
+ */
 
 static int
 write_file(const char *path, const char *s)
@@ -189,7 +193,7 @@ write_file(const char *path, const char *s)
 	size_t n = strlen(s);
 	int fd, e;
 
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+	if ((fd = openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC)) == -1)
 		return -1;
 	if (write(fd, s, n) != (ssize_t)n) {
 		e = errno;
@@ -318,7 +322,8 @@ root_ro_each(void)
 	int fd, field;
 	char *nl, *p;
 
-	if ((fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = openat(AT_FDCWD, "/proc/self/mountinfo",
+	    O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
 	for (;;) {
 		n = read(fd, buf + have, sizeof(buf) - 1 - have);
@@ -423,7 +428,8 @@ protect_ro(const struct plan *pl, int item)
 	int dfd, fd;
 	size_t n;
 
-	if ((dfd = open(pl->ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+	if ((dfd = openat(AT_FDCWD, pl->ws, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
 		fail(pl, S_RO_OPEN, item);
 	for (;;) {
 		while (*s == '/')
@@ -488,7 +494,7 @@ setup_dev(const struct plan *pl)
 		off = 0;
 		put_str(dst, sizeof(dst), &off, "/dev/");
 		put_str(dst, sizeof(dst), &off, dev_nodes[i]);
-		fds[i] = open(dst, O_PATH | O_CLOEXEC);
+		fds[i] = openat(AT_FDCWD, dst, O_PATH | O_CLOEXEC);
 	}
 	if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC,
 	    "mode=0755,size=64k,nr_inodes=64") == -1)
@@ -499,8 +505,8 @@ setup_dev(const struct plan *pl)
 		off = 0;
 		put_str(dst, sizeof(dst), &off, "/dev/");
 		put_str(dst, sizeof(dst), &off, dev_nodes[i]);
-		if ((fd = open(dst, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
-		    0666)) == -1)
+		if ((fd = openat(AT_FDCWD, dst, O_CREAT | O_EXCL | O_WRONLY |
+		    O_CLOEXEC, 0666)) == -1)
 			fail(pl, S_DEVNODE, -1);
 		close(fd);
 		if (mount(fdpath(fp, sizeof(fp), fds[i]), dst, NULL, MS_BIND,
@@ -551,7 +557,8 @@ make_target(const char *path, int dir)
 	}
 	if (dir)
 		return mkdir(buf, 0755) == -1 && errno != EEXIST ? -1 : 0;
-	if ((fd = open(buf, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) == -1)
+	if ((fd = openat(AT_FDCWD, buf, O_CREAT | O_WRONLY | O_CLOEXEC,
+	    0600)) == -1)
 		return -1;
 	return close(fd);
 }
@@ -576,7 +583,8 @@ setup_mounts(const struct plan *pl)
 	for (i = 0; i < pl->nmnt; i++) {
 		src[i] = -1;
 		if ((pl->mnt[i].kind == MK_RW || pl->mnt[i].kind == MK_KEEP) &&
-		    (src[i] = open(pl->mnt[i].path, O_PATH | O_CLOEXEC)) == -1)
+		    (src[i] = openat(AT_FDCWD, pl->mnt[i].path,
+		    O_PATH | O_CLOEXEC)) == -1)
 			fail(pl, S_BIND, (int)i);
 	}
 	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
@@ -770,7 +778,11 @@ init_main(struct plan *pl)
 		fail(pl, S_LANDLOCK, -1);
 	fwd_group = 1;
 	catch_signals();
-	if ((cmd = fork()) == -1)
+	/*
+	 * vfork: until its exec the command only makes system calls on
+	 * memory init does not touch again, so init's pages need no copy.
+	 */
+	if ((cmd = vfork()) == -1)
 		fail(pl, S_FORK, -1);
 	if (cmd == 0)
 		run_command(pl);
@@ -1018,8 +1030,13 @@ static char *
 log_path(const struct es_policy *p, const char *home)
 {
 	char buf[ES_PATH_MAX];
+	struct stat st;
 
-	if (es_log_file(p, home, buf, sizeof(buf)) != 0 || es_log_create(buf) != 0)
+	if (es_log_file(p, home, buf, sizeof(buf)) != 0)
+		return NULL;
+	/* one lstat when it exists: no mkdir for each directory above it */
+	if ((lstat(buf, &st) == -1 || !S_ISREG(st.st_mode)) &&
+	    es_log_create(buf) != 0)
 		return NULL;
 	return xstrdup(buf);
 }
