@@ -182,6 +182,33 @@ have_helper(const char *shim)
 	return access(ES_LIBEXECDIR "/envshim-sandbox", X_OK) == 0;
 }
 
+/*
+ * The sandbox makes the agent's working directory writable, so the helper
+ * refuses one that is / or holds the home directory: every shell the
+ * agent started there would be refused.  Why, or NULL; the canonical
+ * directory in ws.
+ */
+static const char *
+bad_workspace(char *ws, size_t len)
+{
+	char		 cwd[PATH_MAX], home[PATH_MAX];
+	const char	*h = getenv("HOME");
+	size_t		 n;
+
+	if (len < PATH_MAX || getcwd(cwd, sizeof(cwd)) == NULL ||
+	    realpath(cwd, ws) == NULL)
+		return NULL;	/* the helper says what is wrong */
+	if (strcmp(ws, "/") == 0)
+		return "is the root directory";
+	if (h == NULL || h[0] != '/' || realpath(h, home) == NULL)
+		return NULL;
+	n = strlen(ws);
+	if (strncmp(ws, home, n) != 0 || (home[n] != '/' && home[n] != '\0'))
+		return NULL;
+	return home[n] == '\0' ? "is your home directory" :
+	    "holds your home directory";
+}
+
 /* Absolute, without resolving links: the file checked is the file named. */
 static int
 absolute(const char *path, char *buf, size_t len)
@@ -346,9 +373,10 @@ run(int argc, char **argv)
 	};
 	const char		*file = NULL, *why, *mode;
 	char			 shim[PATH_MAX], pol[PATH_MAX], exe[PATH_MAX];
+	char			 ws[PATH_MAX];
 	struct es_cmd_hop	 hop;
 	struct es_policy	*p;
-	int			 c, audit = 0, contain = 0, sandboxed;
+	int			 c, audit = 0, contain = 0, sandboxed, found;
 	size_t			 i;
 
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
@@ -377,7 +405,9 @@ run(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return ES_EXIT_FAIL;
 	}
-	if (es_cmd_resolve(argv[optind], exe, sizeof(exe)) != 0)
+	/* Not found: execvp says so (127) before any other check can. */
+	found = es_cmd_resolve(argv[optind], exe, sizeof(exe)) == 0;
+	if (!found)
 		snprintf(exe, sizeof(exe), "%s", argv[optind]);
 	else if (!contain && (why = unenterable(exe, 0)) != NULL) {
 		fprintf(stderr, "envshim: refusing %s: it %s, so nothing it "
@@ -389,7 +419,8 @@ run(int argc, char **argv)
 	file = es_cmd_policy_file(file);
 	if ((p = es_cmd_load(file)) == NULL)
 		return ES_EXIT_FAIL;
-	sandboxed = p->sandbox != ES_SANDBOX_OFF && p->mode != ES_MODE_AUDIT;
+	sandboxed = found && p->sandbox != ES_SANDBOX_OFF &&
+	    p->mode != ES_MODE_AUDIT;
 	free(p);
 	/* The shim would refuse every launch of an agent started with it. */
 	mode = getenv("ENVSHIM_MODE");
@@ -403,6 +434,15 @@ run(int argc, char **argv)
 	}
 	if (find_shim(shim, sizeof(shim)) == -1)
 		return ES_EXIT_FAIL;
+	if (sandboxed && !audit &&
+	    (why = bad_workspace(ws, sizeof(ws))) != NULL) {
+		fprintf(stderr, "envshim: the working directory %s %s.\nThe "
+		    "sandbox makes the agent's working directory writable, so "
+		    "every shell the agent started here would be refused.\nStart "
+		    "the agent from its project (cd ~/src/project), or set "
+		    "'sandbox off' in a policy.\n", ws, why);
+		return ES_EXIT_FAIL;
+	}
 	/* Every shell the agent started would be refused. */
 	if (sandboxed && !audit && !contain && !have_helper(shim)) {
 		fprintf(stderr, "envshim: the sandbox helper envshim-sandbox is "

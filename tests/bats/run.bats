@@ -11,11 +11,13 @@ setup() {
 }
 
 @test "the agent gets the absolute shim path and absolute policy path" {
-	p=$(policy_file p <<<'drop FOO')
-	cd "$BATS_TEST_TMPDIR"
+	mkdir "$BATS_TEST_TMPDIR/ws"
+	p=$(policy_file ws/p <<<'drop FOO')
+	# a project directory: one that holds HOME is refused
+	cd "$BATS_TEST_TMPDIR/ws"
 	run -0 "$ENVSHIM" --policy p -- /usr/bin/env
 	grep -qx "LD_PRELOAD=$BUILD/libenvshim.so" <<<"$output"
-	grep -qx "ENVSHIM_POLICY=$BATS_TEST_TMPDIR/p" <<<"$output"
+	grep -qx "ENVSHIM_POLICY=$BATS_TEST_TMPDIR/ws/p" <<<"$output"
 	run ! grep -q '^ENVSHIM_MODE=' <<<"$output"
 }
 
@@ -64,6 +66,30 @@ setup() {
 	run -0 "$BATS_TEST_TMPDIR/lone/envshim" --audit -- true
 	cp "$BUILD/envshim-sandbox" "$BATS_TEST_TMPDIR/lone/"
 	run -0 "$BATS_TEST_TMPDIR/lone/envshim" -- true
+}
+
+@test "an agent started in the home directory or / is not started" {
+	# The sandbox refuses such a workspace: every shell would fail.
+	mkdir -p "$HOME/proj"
+	cd "$HOME"
+	run -125 "$ENVSHIM" -- touch "$BATS_TEST_TMPDIR/ran"
+	[ "${lines[0]}" = "envshim: the working directory $(realpath "$HOME") is your home directory." ]
+	[[ "${lines[2]}" == "Start the agent from its project (cd ~/src/project)"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
+	cd "$(dirname "$HOME")"
+	run -125 "$ENVSHIM" -- true
+	[ "${lines[0]}" = "envshim: the working directory $(realpath "$PWD") holds your home directory." ]
+	cd /
+	run -125 "$ENVSHIM" -- true
+	[ "${lines[0]}" = "envshim: the working directory / is the root directory." ]
+	run -125 "$ENVSHIM" --contain -- true
+	# Not found stays 127; a dry run or sandbox off needs no workspace.
+	run -127 "$ENVSHIM" -- no-such-command-envshim
+	run -0 "$ENVSHIM" --audit -- true
+	p=$(policy_file off <<<'sandbox off')
+	run -0 "$ENVSHIM" --policy "$p" -- true
+	cd "$HOME/proj"
+	run -0 "$ENVSHIM" -- true
 }
 
 @test "exit statuses: 127 not found, 126 not executable, else the command's" {
