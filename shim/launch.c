@@ -329,6 +329,13 @@ es_judge(const struct es_shim *s, int dirfd, const char *path, int fd, int nofol
 			own = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 		if (own < 0) {
 			t->err = errno;
+			/*
+			 * Nothing there: each PATH entry execvp or Python
+			 * tries before the one that has the program.  Only a
+			 * file that exists but cannot be opened is stat'ed.
+			 */
+			if (t->err == ENOENT || t->err == ENOTDIR)
+				return;
 			if (fstatat(dirfd, path, &sb, nofollow ?
 			    AT_SYMLINK_NOFOLLOW : 0) != 0) {
 				t->err = errno;
