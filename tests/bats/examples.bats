@@ -3,6 +3,7 @@
 # (a broken example would refuse every launch of whoever copies it), and
 # the alias file is valid shell.
 
+bats_require_minimum_version 1.5.0
 load common
 
 setup() {
@@ -82,4 +83,15 @@ setup() {
 	f=$ROOT/examples/apparmor/envshim-sandbox
 	grep -q '^profile envshim-sandbox /usr/local/libexec/envshim/envshim-sandbox ' "$f"
 	grep -qx '  userns,' "$f"
+}
+
+@test "the README's policy in brief is a policy envshim reads, line for line" {
+	# Copied from the README into ~/.config/envshim/policy, as it invites.
+	awk '/^## Policy in brief/ { on = 1; next } /^## / { on = 0 }
+		on && /^    / { sub(/^    /, ""); print }' "$ROOT/README.md" >"$EX/readme"
+	chmod 644 "$EX/readme"
+	n=$(grep -c . "$EX/readme")
+	[ "$n" -ge 3 ]
+	run -0 "$ENVSHIM" policy --policy "$EX/readme"
+	[ "$(grep -c "# $EX/readme" <<<"$output")" -eq "$n" ]
 }
