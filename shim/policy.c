@@ -521,12 +521,14 @@ decide(const struct ctx *c, const char *s, size_t nlen,
 }
 
 /*
- * PATH without empty, ".", relative, ".." and repeated entries, written
- * after "NAME=" at out.  Returns the value's length, or -1 when nothing is
- * left or there are too many entries to check.
+ * PATH without empty, ".", relative, ".." and repeated entries, nor (but
+ * for the agent) entries holding a secret shape, written after "NAME=" at
+ * out.  Returns the value's length, or -1 when nothing is left or there
+ * are too many entries to check.
  */
 static long
-path_rewrite(struct scratch *sc, const char *val, size_t vlen, char *out)
+path_rewrite(const struct ctx *c, struct scratch *sc, const char *val,
+    size_t vlen, char *out)
 {
 	size_t i = 0, o = 0, nk = 0, k;
 
@@ -545,6 +547,9 @@ path_rewrite(struct scratch *sc, const char *val, size_t vlen, char *out)
 			if (sc->plen[k] == el &&
 			    memcmp(out + sc->poff[k], val + i, el) == 0)
 				bad = 1;
+		if (!bad && !(c->flags & ES_F_AGENT) &&
+		    value_verdict(c, 0, val + i, el, 0) != 0)
+			bad = 1;
 		if (!bad) {
 			if (nk == ES_PATH_ENTRIES_MAX)
 				return -1;
@@ -576,9 +581,15 @@ rewrite(const struct ctx *c, struct scratch *sc, const char *s, size_t nlen,
 
 	memcpy(out, s, nlen + 1);
 	if ((verdict >> 8) == ES_R_NORMALISED) {
-		n = path_rewrite(sc, val, vlen, out + nlen + 1);
+		n = path_rewrite(c, sc, val, vlen, out + nlen + 1);
 		if (n < 0)
 			return V(ES_DROP, ES_R_UNSAFE_VALUE);
+		/* Entries joined anew must not spell a secret either. */
+		if (!(c->flags & ES_F_AGENT) &&
+		    value_verdict(c, 0, out + nlen + 1, (size_t)n, 0) != 0) {
+			memset(out, 0, nlen + 1 + (size_t)n);
+			return V(ES_DROP, ES_R_SECRET_VALUE);
+		}
 		if ((size_t)n == vlen && memcmp(out + nlen + 1, val, vlen) == 0) {
 			*res = s;
 			return V(ES_KEEP, ES_R_SAFE);

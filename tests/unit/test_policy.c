@@ -349,8 +349,12 @@ static const struct row rows[] = {
 	RW("index userinfo", "PIP_INDEX_URL=https://u:pw@pypi.corp/simple",
 	    ES_R_SECRET_VALUE),
 	K("proxy plain", "HTTP_PROXY=http://proxy:3128", ES_R_DEFAULT),
-	K("PATH never value-scanned", "PATH=/opt/ghp_aB3xY9aB3xY9aB3xY9aB3xY9"
-	    "aB3xY9aB3xY9/bin", ES_R_SAFE),
+	RW("PATH loses an entry with a secret shape", "PATH=/usr/bin:/opt/ghp_"
+	    "aB3xY9aB3xY9aB3xY9aB3xY9aB3xY9aB3xY9/bin", ES_R_NORMALISED),
+	RW("a PATH case variant is scanned the same", "PaTH=/usr/bin:/opt/ghp_"
+	    "aB3xY9aB3xY9aB3xY9aB3xY9aB3xY9aB3xY9/bin", ES_R_NORMALISED),
+	DR("PATH with nothing but a secret entry", "PATH=/opt/ghp_aB3xY9aB3x"
+	    "Y9aB3xY9aB3xY9aB3xY9aB3xY9/bin", ES_R_UNSAFE_VALUE),
 	/* capabilities, XAUTHORITY decided as one */
 	DR("capability XAUTHORITY", "XAUTHORITY=/run/x", ES_R_CAPABILITY),
 	DR("capability KRB5CCNAME", "KRB5CCNAME=FILE:/tmp/k", ES_R_CAPABILITY),
@@ -414,6 +418,8 @@ test_rewrites(void **state)
 	const char *env4[] = { "ALL_PROXY=socks5://u:ghp_aB3xY9aB3xY9aB3xY9"
 	    "aB3xY9aB3xY9aB3xY9@p:1080", NULL };
 	const char *env5[] = { "NO_PROXY=http://u:pw@x", NULL };
+	const char *env6[] = { "PATH=/usr/bin:/opt/ghp_aB3xY9aB3xY9aB3xY9aB3x"
+	    "Y9aB3xY9aB3xY9/bin:/bin", NULL };
 
 	(void)state;
 	filt(&pol, NULL, 0, NULL, &r, env1);
@@ -440,6 +446,16 @@ test_rewrites(void **state)
 	filt(&pol, NULL, 0, NULL, &r, env5);
 	assert_int_equal(r.n, 0);
 	assert_int_equal(r.v[0].reason, ES_R_SECRET_VALUE);
+
+	/* a token in a PATH entry costs that entry, not PATH */
+	filt(&pol, NULL, 0, NULL, &r, env6);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.out[0], "PATH=/usr/bin:/bin");
+	assert_int_equal(r.v[0].reason, ES_R_NORMALISED);
+	/* the agent keeps its own PATH's entries, as it keeps its secrets */
+	filt(&pol, NULL, ES_F_AGENT, NULL, &r, env6);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.out[0], env6[0]);
 }
 
 static void
