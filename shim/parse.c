@@ -599,18 +599,21 @@ puts_(struct out *o, const char *s)
 	put(o, s, strlen(s));
 }
 
-/* An argument that would not read back as written is quoted. */
+/*
+ * An argument that would not read back as written is quoted: a leading
+ * '#' reads as a comment, and white space inside as more than one word,
+ * which `shell` refuses unquoted (both found by fuzz_policy).
+ */
 static void
-putarg(struct out *o, const char *s)
+putarg(struct out *o, const char *s, int oneword)
 {
 	size_t	n = strlen(s), i;
 	int	q = 0;
 
-	/* A leading '#' would read back as a comment (found by fuzz_policy). */
 	if (n == 0 || s[0] == '"' || s[0] == '#' || isws(s[0]) || isws(s[n - 1]))
 		q = 1;
 	for (i = 1; i < n && !q; i++)
-		if (s[i] == '#' && isws(s[i - 1]))
+		if ((s[i] == '#' && isws(s[i - 1])) || (oneword && isws(s[i])))
 			q = 1;
 	if (!q) {
 		put(o, s, n);
@@ -649,7 +652,7 @@ putline(struct out *o, const struct es_policy *p, unsigned int flags,
 {
 	puts_(o, kw);
 	put(o, " ", 1);
-	putarg(o, arg);
+	putarg(o, arg, strcmp(kw, "shell") == 0);
 	putorigin(o, p, flags, layer, line);
 }
 

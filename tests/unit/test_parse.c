@@ -79,6 +79,8 @@ static const struct ok_case ok_cases[] = {
 	{ "secret-value hunter2-internal",
 	    "secret-value hunter2-internal\n" },
 	{ "secret-value a b c d", "secret-value a b c d\n" },
+	/* one word with a space must come back quoted to parse again */
+	{ "shell \"my sh\"", "shell \"my sh\"\n" },
 	{ "capability WAYLAND_DISPLAY", "capability WAYLAND_DISPLAY\n" },
 	{ "changed npm_config_*", "changed npm_config_*\n" },
 	{ "set EDITOR=vi", "set EDITOR=vi\n" },
