@@ -795,6 +795,14 @@ init_main(struct plan *pl)
 		if (pid == -1 && errno != EINTR)
 			_exit(EXIT_SETUP);
 	}
+	/*
+	 * What the command left running ends before the status is told:
+	 * the outer ends on it, and nothing of the sandbox may outlive it.
+	 * Every process inside descends from init: with no child, init is alone.
+	 */
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) != -1 || errno == EINTR)
+		;
 	m.status = st;
 	(void)!write(pl->msgfd, &m, sizeof(m));
 	_exit(0);
@@ -1313,7 +1321,8 @@ main(int argc, char *argv[])
 	const char *polfile = NULL, *argv0 = NULL, *cfg, *home;
 	static char *log;	/* held, like the plan, until the process ends */
 	char why[512], eb[128], cwd[ES_PATH_MAX];
-	int msgp[2], alivep[2], flags, i, st, got = 0, pe;
+	int msgp[2], alivep[2], flags, i, st = 0, got = 0, pe;
+	ssize_t n;
 	struct msg m, fmsg;
 	pid_t ppid = getppid(), pid;
 	sigset_t all;
@@ -1413,11 +1422,19 @@ main(int argc, char *argv[])
 	fwd_to = pid;
 	catch_signals();
 	sigprocmask(SIG_SETMASK, &pl.mask, NULL);
-	st = wait_for(pid);
 
-	/* init's report: a setup failure, the command's exec failure, a status */
+	/*
+	 * init's report: a setup failure, the command's exec failure, a
+	 * status.  The status comes when nothing else runs inside, so the
+	 * outer ends then, without waiting for init: tearing down init's
+	 * namespaces (an RCU grace period for the mounts) need not delay
+	 * the caller.  A report cut short is init's death.
+	 */
 	memset(&fmsg, 0, sizeof(fmsg));
-	while (read(msgp[0], &m, sizeof(m)) == (ssize_t)sizeof(m)) {
+	while (!got && ((n = read(msgp[0], &m, sizeof(m))) ==
+	    (ssize_t)sizeof(m) || (n == -1 && errno == EINTR))) {
+		if (n == -1)
+			continue;
 		if (m.kind == M_FAIL && fmsg.kind == 0)
 			fmsg = m;
 		else if (m.kind == M_STATUS) {

@@ -390,6 +390,20 @@ interrupt() {
 	[[ "$output" == *"(envshim-sandbox) S"* ]]
 }
 
+@test "nothing the command left running outlives the helper" {
+	marker="envshim-left-$$-$RANDOM"
+	# a job, one that ignores TERM and HUP, one in a session of its own
+	run sbx -- sh -c "sh -c 'sleep 100; :' $marker &
+	    sh -c 'trap \"\" TERM HUP; sleep 100; :' $marker &
+	    setsid -f sh -c 'sleep 100; :' $marker; echo started"
+	[ "$status" -eq 0 ]
+	[ "$output" = started ]
+	# the helper has returned: not one of them may still exist
+	run pgrep -f "$marker"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+}
+
 @test "killing the helper's caller kills the sandboxed command" {
 	"${ASUSER[@]}" bash -c '"$1" -- sleep 31337.5 & wait' _ "$SBX" >/dev/null 2>&1 3>&- &
 	BGPID=$!
