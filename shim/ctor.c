@@ -283,7 +283,7 @@ contain_self(struct es_shim *s, char **argv)
 	}
 	why = pl.why;
 	if (changed(s, &pl) || pl.action != ES_A_RUN)
-		es_plan_log(s, &pl, getpid(), getppid(), argv);
+		es_plan_log(s, &pl, ES_PID_SELF, argv);
 	if (s->pol.mode == ES_MODE_AUDIT) {
 		es_plan_release(&pl);
 		return;

@@ -99,18 +99,18 @@ exec_one(const struct req *r, const char *path, int search)
 	pl.action = es_decide(&st, &t, &why);
 	pl.why = why;
 	if (es_plan_make(&st, &pl, r->argv, NULL) != 0) {
-		es_log_refusal(&st, r->hook, path, r->argv, pl.why, getpid(), getppid());
+		es_log_refusal(&st, r->hook, path, r->argv, pl.why, ES_PID_SELF);
 		errno = EPERM;
 		return -1;
 	}
 	if (pl.action == ES_A_REFUSE && st.pol.mode != ES_MODE_AUDIT) {
 		es_say_refused(path, pl.why);
-		es_plan_log(&st, &pl, getpid(), getppid(), r->argv);
+		es_plan_log(&st, &pl, ES_PID_SELF, r->argv);
 		es_plan_release(&pl);
 		errno = EPERM;
 		return -1;
 	}
-	es_plan_log(&st, &pl, getpid(), getppid(), r->argv);
+	es_plan_log(&st, &pl, ES_PID_SELF, r->argv);
 	/*
 	 * The helper reaches an fd target through /proc/self/fd/N, so N must
 	 * outlive the exec (Python opens files close-on-exec).  fcntl is
@@ -144,7 +144,7 @@ exec_one(const struct req *r, const char *path, int search)
 		es_plan_release(&pl);
 		if (es_plan_make(&st, &pl, r->argv, path) == 0) {
 			pl.path = "/bin/sh";
-			es_plan_log(&st, &pl, getpid(), getppid(), pl.argv);
+			es_plan_log(&st, &pl, ES_PID_SELF, pl.argv);
 			if (pl.action == ES_A_REFUSE && st.pol.mode != ES_MODE_AUDIT) {
 				es_say_refused("/bin/sh", pl.why);
 				es_plan_release(&pl);
@@ -171,7 +171,7 @@ exec_search(const struct req *r)
 
 	if (why != NULL) {
 		es_log_refusal(&st, r->hook, r->file != NULL ? r->file : "", r->argv,
-		    why, getpid(), getppid());
+		    why, ES_PID_SELF);
 		errno = EPERM;
 		return -1;
 	}
@@ -218,7 +218,7 @@ exec_plain(const struct req *r)
 
 	if (why != NULL) {
 		es_log_refusal(&st, r->hook, r->file != NULL ? r->file : "(fd)",
-		    r->argv, why, getpid(), getppid());
+		    r->argv, why, ES_PID_SELF);
 		errno = EPERM;
 		return -1;
 	}
@@ -417,7 +417,7 @@ spawn_common(const char *hook, pid_t *pidp, int *pidfd, const char *file,
 	why = es_precheck(&st, argv);
 	if (why != NULL) {
 		es_log_refusal(&st, hook, file != NULL ? file : "", argv, why,
-		    0, getpid());
+		    0);
 		return EPERM;
 	}
 	if (file == NULL)
@@ -449,12 +449,12 @@ spawn_common(const char *hook, pid_t *pidp, int *pidfd, const char *file,
 	pl.action = t.found ? es_decide(&st, &t, &why) : ES_A_RUN;
 	pl.why = t.found ? why : NULL;
 	if (es_plan_make(&st, &pl, argv, NULL) != 0) {
-		es_log_refusal(&st, hook, path, argv, pl.why, 0, getpid());
+		es_log_refusal(&st, hook, path, argv, pl.why, 0);
 		return EPERM;
 	}
 	if (pl.action == ES_A_REFUSE && st.pol.mode != ES_MODE_AUDIT) {
 		es_say_refused(path, pl.why);
-		es_plan_log(&st, &pl, 0, getpid(), argv);
+		es_plan_log(&st, &pl, 0, argv);
 		es_plan_release(&pl);
 		return EPERM;
 	}
@@ -467,7 +467,7 @@ spawn_common(const char *hook, pid_t *pidp, int *pidfd, const char *file,
 	if (rc == 0) {
 		if (pidp != NULL)
 			*pidp = pid;
-		es_plan_log(&st, &pl, pid, getpid(), argv);
+		es_plan_log(&st, &pl, pid, argv);
 	}
 	es_plan_release(&pl);
 	return rc;

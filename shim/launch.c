@@ -539,9 +539,16 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	return 0;
 }
 
-/* One record for this launch; pid is the launched program's. */
+static void
+who(struct es_audit *a, long pid)
+{
+	a->pid = pid == ES_PID_SELF ? (long)getpid() : pid;
+	a->ppid = pid == ES_PID_SELF ? (long)getppid() : (long)getpid();
+}
+
+/* One record for this launch. */
 void
-es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, long ppid, char *const *argv)
+es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, char *const *argv)
 {
 	struct es_audit a;
 	long len;
@@ -551,8 +558,7 @@ es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, long pp
 		return;
 	memset(&a, 0, sizeof(a));
 	a.time_ms = now_ms();
-	a.pid = pid;
-	a.ppid = ppid;
+	who(&a, pid);
 	a.hook = pl->hook;
 	a.path = pl->path;
 	a.argv = argv;
@@ -576,7 +582,7 @@ es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, long pp
 /* A refusal nobody could plan for (not ready, broken policy, argc 0). */
 void
 es_log_refusal(const struct es_shim *s, const char *hook, const char *path, char *const *argv,
-    const char *why, long pid, long ppid)
+    const char *why, long pid)
 {
 	struct es_audit a;
 	char buf[2048];
@@ -587,8 +593,7 @@ es_log_refusal(const struct es_shim *s, const char *hook, const char *path, char
 		return;
 	memset(&a, 0, sizeof(a));
 	a.time_ms = now_ms();
-	a.pid = pid;
-	a.ppid = ppid;
+	who(&a, pid);
 	a.hook = hook;
 	a.path = path;
 	a.argv = argv;

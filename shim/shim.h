@@ -179,9 +179,15 @@ void	 es_plan_init(struct es_plan *, const char *hook, const char *path,
 int	 es_plan_make(const struct es_shim *, struct es_plan *, char *const *argv,
 	    const char *pre);
 void	 es_plan_release(struct es_plan *);
+/*
+ * pid: the launched program's (0: never started) under this process, or
+ * ES_PID_SELF when it replaces this process.  Asked only when a record is
+ * made: under `log off` a launch costs no getpid or getppid.
+ */
+#define ES_PID_SELF	(-1L)
 void	 es_plan_log(const struct es_shim *, const struct es_plan *, long pid,
-	    long ppid, char *const *argv);
+	    char *const *argv);
 void	 es_log_refusal(const struct es_shim *, const char *hook, const char *path,
-	    char *const *argv, const char *why, long pid, long ppid);
+	    char *const *argv, const char *why, long pid);
 
 #endif
