@@ -21,6 +21,13 @@
 
 #include "shim.h"
 
+/*
+ * How the judge opens what it reads.  O_NONBLOCK: a FIFO named as the
+ * program would otherwise block the launch until someone writes to it,
+ * where the kernel refuses it at once (EACCES).
+ */
+#define JUDGE_OPEN	(O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+
 extern char **environ;
 
 /* One line, one write: "envshim: refused PATH: WHY". */
@@ -286,7 +293,7 @@ judge_interp(const struct es_shim *s, const char *interp, struct es_target *t)
 {
 	struct es_target sub = { 0 };
 	struct stat sb;
-	int fd = open(interp, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = open(interp, JUDGE_OPEN);
 
 	if (fd < 0) {
 		/* Execute-only (or no fd left): the kernel may still run it. */
@@ -321,12 +328,11 @@ es_judge(const struct es_shim *s, int dirfd, const char *path, int fd, int nofol
 
 	memset(t, 0, sizeof(*t));
 	if (fd < 0) {
-		own = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-		    O_NOFOLLOW);
+		own = openat(dirfd, path, JUDGE_OPEN | O_NOFOLLOW);
 		if (own >= 0)
 			named = 1;
 		else if (errno == ELOOP && !nofollow)
-			own = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+			own = openat(dirfd, path, JUDGE_OPEN);
 		if (own < 0) {
 			t->err = errno;
 			/*
@@ -351,7 +357,7 @@ es_judge(const struct es_shim *s, int dirfd, const char *path, int fd, int nofol
 		fd = own;
 	} else if (pread(fd, proc, 1, 0) < 0) {
 		/* An O_PATH descriptor: read it through procfs. */
-		own = open(es_fd_path(proc, fd), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		own = open(es_fd_path(proc, fd), JUDGE_OPEN);
 		if (own >= 0)
 			fd = own;
 	}

@@ -265,6 +265,23 @@ setup() {
 	audit_log | grep '"path":"/bin/sh"' | grep -q noshebang
 }
 
+@test "a FIFO named as the program fails at once with EACCES, as without the shim" {
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	chmod 755 "$BATS_TEST_TMPDIR/fifo"
+	local how
+	for how in execve vfork posix_spawn; do
+		# The exit status says how it failed: 124 is the timeout's.
+		run sh -c 'timeout 10 "$@"; echo "exit=$?"' sh \
+			env LD_PRELOAD="$SHIM" "$SPAWN" "$how" "$BATS_TEST_TMPDIR/fifo"
+		echo "$how: $output"
+		[ "$status" -eq 0 ]
+		[ "${lines[-1]}" != "exit=124" ]
+		[ "${lines[-1]}" != "exit=0" ]
+	done
+	run timeout 10 env LD_PRELOAD="$SHIM" "$SPAWN" execve "$BATS_TEST_TMPDIR/fifo"
+	grep -qx "errno=13" <<<"$output"
+}
+
 @test "syscall() passes every other number through untouched" {
 	run agent -- python3 -c 'import ctypes,os; print(ctypes.CDLL(None).syscall(39) == os.getpid())'
 	[ "$status" -eq 0 ]
