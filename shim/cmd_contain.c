@@ -237,6 +237,37 @@ drop_caps(struct err *e)
 }
 
 /*
+ * What the sandbox helper will do for a shell inside: a user namespace of
+ * its own, the caller's ids mapped to themselves.  Since Linux 5.12 a map
+ * of uid 0 needs CAP_SETFCAP, which this namespace no longer holds, so as
+ * root no shell inside could be sandboxed.  Tried in a child.
+ */
+static int
+nested_userns(struct err *e)
+{
+	struct err	ce;
+	pid_t		pid;
+	int		st;
+
+	fflush(stdout);
+	if ((pid = fork()) == -1)
+		return fail(e, "cannot fork", NULL);
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 &&
+		    map_ids(&ce, getuid(), getgid()) == 0 ? 0 :
+		    (errno & 0xff) != 0 ? errno & 0xff : EPERM);
+	if (waitpid(pid, &st, 0) == -1)
+		return fail(e, "cannot wait for a child", NULL);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	errno = WIFEXITED(st) ? WEXITSTATUS(st) : EPERM;
+	return fail(e, "no shell inside could be sandboxed: its user namespace "
+	    "cannot map the user id", getuid() == 0 ? "as root the map needs "
+	    "CAP_SETFCAP, which --contain drops: run the agent as an ordinary "
+	    "user, or set sandbox off" : NULL);
+}
+
+/*
  * Who the agent will be: for a "#!" COMMAND (Codex's and Gemini's node
  * launchers) its interpreter running the script, as the shim's
  * constructor in that interpreter records it; else exe itself.  Returns
@@ -318,7 +349,10 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 		return ES_EXIT_FAIL;
 	}
 	len = state_text(s, state, ES_CONTAIN_MAX);
-	if (setup(&e, shim, state, len) == -1 || drop_caps(&e) == -1) {
+	/* Root's shells would all be refused: say so instead of starting. */
+	if (setup(&e, shim, state, len) == -1 || drop_caps(&e) == -1 ||
+	    (getuid() == 0 && s->pol.sandbox != ES_SANDBOX_OFF &&
+	    s->pol.mode != ES_MODE_AUDIT && nested_userns(&e) == -1)) {
 		fprintf(stderr, "envshim: --contain: %s\n", e.msg);
 		return ES_EXIT_FAIL;
 	}
@@ -366,11 +400,12 @@ es_contain_probe(const char *shim, char *why, size_t len)
 			fd = open("/etc/ld.so.preload", O_RDONLY | O_CLOEXEC);
 			n = fd >= 0 ? read(fd, got, sizeof(got) - 1) : -1;
 			got[n > 0 ? n : 0] = '\0';
-			if (strncmp(got, shim, strlen(shim)) == 0 &&
-			    umount2("/etc", MNT_DETACH) == -1)
+			if (strncmp(got, shim, strlen(shim)) != 0 ||
+			    umount2("/etc", MNT_DETACH) == 0)
+				snprintf(e.msg, sizeof(e.msg), "the overlay on "
+				    "/etc did not hold or could be removed");
+			else if (nested_userns(&e) == 0)
 				_exit(0);
-			snprintf(e.msg, sizeof(e.msg), "the overlay on /etc "
-			    "did not hold or could be removed");
 		}
 		(void)!write(p[1], e.msg, strlen(e.msg));
 		_exit(1);

@@ -309,10 +309,11 @@ check_contain(struct doc *d)
 		    "namespace works (envshim --contain)", NULL);
 		return;
 	}
-	printf("%s--  %s contain mode: unavailable: %s\n     fix: needs "
-	    "unprivileged user namespaces and overlayfs (Linux 5.11 or "
-	    "later); only agents the shim cannot enter need it\n",
-	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why);
+	printf("%s--  %s contain mode: unavailable: %s\n     fix: %s; only "
+	    "agents the shim cannot enter need it\n",
+	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why,
+	    getuid() == 0 ? "run agents as an ordinary user" : "needs "
+	    "unprivileged user namespaces and overlayfs (Linux 5.11 or later)");
 }
 
 static void

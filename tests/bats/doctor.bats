@@ -102,3 +102,28 @@ setup() {
 	run -1 "$COPY/envshim" doctor --policy "$p"
 	grep -q '^FAIL log: /proc/envshim-no/audit.jsonl: ' <<<"$output"
 }
+
+@test "doctor and --contain agree, and no contained agent starts with every shell refused" {
+	# As root a contained shell's sandbox cannot map uid 0 (Linux 5.12+
+	# wants CAP_SETFCAP, which --contain drops): the agent used to start
+	# and see "refused ... write uid_map" for every shell.
+	mkdir -p "$BATS_TEST_TMPDIR/ws"
+	cd "$BATS_TEST_TMPDIR/ws"
+	run "$COPY/envshim" doctor
+	verdict=$(grep 'contain mode' <<<"$output")
+	run "$COPY/envshim" --contain -- /bin/sh -c '/bin/sh -c "echo inner ran"'
+	[[ "$output" != *"envshim: refused"* ]]
+	if [[ "$verdict" == "ok   contain mode: "* ]]; then
+		[ "$status" -eq 0 ] && [ "$output" = "inner ran" ]
+	elif [[ "$verdict" == *"unavailable: no shell inside could be sandboxed"* ]]; then
+		[ "$(id -u)" = 0 ]
+		[ "$status" -eq 125 ]
+		[[ "$output" == "envshim: --contain: no shell inside could be sandboxed"*"run the agent as an ordinary user, or set sandbox off)" ]]
+		# with shells not sandboxed, root's contained agent runs
+		p=$(policy_file off <<<'sandbox off')
+		run -0 "$COPY/envshim" --contain --policy "$p" -- /bin/sh -c '/bin/sh -c "echo inner ran"'
+		[ "$output" = "inner ran" ]
+	else
+		[ "$status" -eq 125 ]
+	fi
+}
