@@ -285,6 +285,13 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 		if (top)
 			t->other = 1;
 	}
+	/*
+	 * A shell runs whatever it is told, so it never keeps the agent's
+	 * secrets, not even when the agent is that shell: `envshim -- bash
+	 * -c 'bash -c ...'` must not hand its key to the inner shell.
+	 */
+	if (t->shell)
+		t->agent = 0;
 }
 
 /* A script's interpreter decides whether the shim follows the script. */

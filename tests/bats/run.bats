@@ -178,3 +178,18 @@ os.setxattr(sys.argv[1], "security.capability", struct.pack("<5I", 0x02000000, 1
 		run ! grep -q -e GITHUB_TOKEN -e "$gh" <<<"$(grep -v '^agent sees' <<<"$output")"
 	done
 }
+
+@test "a shell as the agent keeps its key, but the shells it starts do not" {
+	mkdir "$BATS_TEST_TMPDIR/ws"
+	cd "$BATS_TEST_TMPDIR/ws"
+	p=$(policy_file ws/p <<<'sandbox off')
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	run -0 env GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 \
+		"$ENVSHIM" --policy "$p" -- /bin/bash -c \
+		'echo "outer=$GITHUB_TOKEN"; /bin/bash -c "echo inner=\$GITHUB_TOKEN"; exec /bin/bash -c "echo exec=\$GITHUB_TOKEN"'
+	# The agent itself keeps it (the set-up works)...
+	grep -qx 'outer=ghp_abcdefghijklmnopqrstuvwxyz0123456789' <<<"$output"
+	# ...but a shell it runs, forked or exec'd, is a tool like any other.
+	grep -qx 'inner=' <<<"$output"
+	grep -qx 'exec=' <<<"$output"
+}
