@@ -32,7 +32,9 @@ CMD_SRCS	:= shim/envshim.c $(sort $(wildcard shim/cmd_*.c))
 # root and launch: envshim --contain computes the launch root's state.
 CMD_OBJS	:= $(patsubst shim/%.c,$(B)/obj/%.o,$(CMD_SRCS)) \
 		   $(addprefix $(B)/obj/,$(addsuffix .o,root launch landlock $(LOAD) $(CORE)))
-SBX_UNITS	:= sandbox landlock $(LOAD) $(CORE)
+# The helper's own files: sandbox.c (the outer, main) and shim/sbx_*.c.
+SBX_OWN		:= sandbox $(patsubst shim/%.c,%,$(sort $(wildcard shim/sbx_*.c)))
+SBX_UNITS	:= $(SBX_OWN) landlock $(LOAD) $(CORE)
 CORE_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,$(LOAD) $(CORE)))
 
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
@@ -106,7 +108,8 @@ $(B)/musl/kinc:
 	ln -sfn /usr/include/asm-generic $@/asm-generic
 	ln -sfn /usr/include/$(MULTIARCH)/asm $@/asm
 
-$(B)/obj/sandbox.o: ES_CFLAGS += $(if $(SBX_STATIC),-DES_SBX_STATIC)
+$(addprefix $(B)/obj/,$(addsuffix .o,$(SBX_OWN))): \
+    ES_CFLAGS += $(if $(SBX_STATIC),-DES_SBX_STATIC)
 $(B)/envshim-sandbox: $(SBX_OBJS)
 	$(CC) $(SBX_LINK) $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(SBX_OBJS) \
 	    $(SBX_LIBS)
