@@ -402,6 +402,27 @@ is_helper(const struct es_shim *s)
 }
 
 /*
+ * Is this program a launcher - a shell or env - whose exec in place hands
+ * the agent on (pyenv's and asdf's shims, `#!/usr/bin/env node`, a
+ * wrapper's `exec node cli.js`)?  Any other agent's own exec is a launch.
+ */
+static int
+is_launcher(const struct es_shim *s)
+{
+	char exe[ES_PATH_MAX];
+	const char *b;
+	ssize_t r;
+
+	r = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (r <= 0)
+		return 0;
+	exe[r] = '\0';
+	b = strrchr(exe, '/');
+	return strcmp(b != NULL ? b + 1 : exe, "env") == 0 ||
+	    es_is_shell(&s->pol, exe);
+}
+
+/*
  * Only the agent holds the secrets - the launch root and its re-launches -
  * so only it turns undumpable.  Everything else it runs has a filtered
  * environment, and undumpable tools break (unshare -r, rootless podman
@@ -458,6 +479,10 @@ es_shim_init(struct es_shim *s, char **argv)
 	s->forced[k] = NULL;
 	if (contain != 0)
 		contain_self(s, argv);
-	if (!s->broken && s->pol.protect_self && holds_secrets(s, root, argv))
-		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (!s->broken && holds_secrets(s, root, argv)) {
+		s->self_launcher = is_launcher(s);
+		s->self_pid = getpid();
+		if (s->pol.protect_self)
+			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	}
 }

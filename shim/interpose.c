@@ -60,7 +60,7 @@ exec_one(const struct req *r, const char *path, int search)
 {
 	struct es_target t;
 	struct es_plan pl;
-	char fdp[ES_PATH_MAX + 48];
+	char fdp[ES_PATH_MAX + 48], agentvar[ES_CAP_AGENT];
 	const char *target = path, *why;
 	int e, keep, fdfl;
 
@@ -95,6 +95,20 @@ exec_one(const struct req *r, const char *path, int search)
 		target = fdp;
 	}
 	es_plan_init(&pl, r->hook, path, target, r->envp);
+	/*
+	 * An agent that is a launcher (a shell or env: a wrapper's `exec node
+	 * cli.js`, a version manager's shim) turning itself into another
+	 * program hands the agent on: the program keeps the environment,
+	 * stays out of the sandbox, and its children know it by its file.
+	 * A fork or vfork child has a pid of its own, so no tool the agent
+	 * starts gets here.
+	 */
+	if (st.self_launcher && !st.inside && t.found &&
+	    getpid() == st.self_pid) {
+		t.agent = 1;
+		t.shell = 0;
+		pl.agent_var = es_agent_var(agentvar, t.dev, t.ino, t.script);
+	}
 	pl.agent = t.agent;
 	pl.action = es_decide(&st, &t, &why);
 	pl.why = why;

@@ -144,6 +144,39 @@ es_agent_script(const char *exe, char *const *argv)
 	return 1;	/* an interpreter with no script: a REPL */
 }
 
+/* v in decimal at the end of d[24]; returns where it starts.  AS-safe. */
+static const char *
+decimal(char d[24], unsigned long long v)
+{
+	size_t i = 23;
+
+	d[i] = '\0';
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return d + i;
+}
+
+/*
+ * The agent's identity as its children inherit it: the launch root's, or
+ * the program the agent turned itself into by an exec of its own.
+ */
+char *
+es_agent_var(char *buf, dev_t dev, ino_t ino, unsigned long long script)
+{
+	char d[24];
+
+	buf[0] = '\0';
+	es_cat(buf, ES_CAP_AGENT, "ENVSHIM_AGENT=");
+	es_cat(buf, ES_CAP_AGENT, decimal(d, (unsigned long long)dev));
+	es_cat(buf, ES_CAP_AGENT, ":");
+	es_cat(buf, ES_CAP_AGENT, decimal(d, (unsigned long long)ino));
+	es_cat(buf, ES_CAP_AGENT, ":");
+	es_cat(buf, ES_CAP_AGENT, decimal(d, script));
+	return buf;
+}
+
 /* "/proc/self/fd/N" into buf (at least 32 bytes). */
 char *
 es_fd_path(char *buf, int fd)
@@ -178,6 +211,8 @@ busybox_shell(const char *resolved, char *const *argv)
 }
 
 static void judge_interp(const struct es_shim *, const char *, struct es_target *);
+static void script_identity(const struct es_sniff *, const char *,
+    struct es_target *);
 
 /*
  * Any program can be named as an ELF's loader; the kernel then runs it
@@ -229,10 +264,13 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 		name = r > 0 ? real : NULL;
 	}
 	/* For interpreters the agent is the script: `node build.js` is a tool. */
+	t->dev = sb.st_dev;
+	t->ino = sb.st_ino;
+	if (top)
+		t->script = es_agent_script(name != NULL ? name : path, argv);
 	if (top && s->have_agent && !s->inside &&
 	    sb.st_dev == s->agent_dev && sb.st_ino == s->agent_ino &&
-	    (s->agent_script == 0 ||
-	    es_agent_script(name != NULL ? name : path, argv) == s->agent_script))
+	    (s->agent_script == 0 || t->script == s->agent_script))
 		t->agent = 1;
 	n = pread(fd, head, sizeof(head), 0);
 	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
@@ -276,6 +314,8 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 	case ES_K_SCRIPT:
 		if (!top)
 			break;
+		if (s->self_launcher)
+			script_identity(&sn, path, t);
 		if (es_is_shell(&s->pol, es_script_judge(&sn)))
 			t->shell = 1;
 		else if (sn.interp[0] == '/')
@@ -292,6 +332,31 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 	 */
 	if (t->shell)
 		t->agent = 0;
+}
+
+/*
+ * The kernel runs a script as its interpreter with the script's path for
+ * an argument: that is the program an exec in place turns the agent
+ * into, so that is the identity its children must know it by.
+ */
+static void
+script_identity(const struct es_sniff *sn, const char *path,
+    struct es_target *t)
+{
+	struct stat sb;
+	char *av[4];
+	int i = 0;
+
+	if (stat(sn->interp, &sb) != 0)
+		return;
+	av[i++] = (char *)sn->interp;
+	if (sn->arg[0] != '\0')
+		av[i++] = (char *)sn->arg;
+	av[i++] = (char *)path;
+	av[i] = NULL;
+	t->dev = sb.st_dev;
+	t->ino = sb.st_ino;
+	t->script = es_agent_script(sn->interp, av);
 }
 
 /* A script's interpreter decides whether the shim follows the script. */
@@ -459,11 +524,18 @@ int
 es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, const char *pre)
 {
 	const struct es_policy *p = &s->pol;
-	size_t argc = 0, bytes = 0, i, outcap, need, scratch;
-	const char *helper = NULL;
+	size_t argc = 0, bytes = 0, i, outcap, need, scratch, nf = 0;
+	const char *helper = NULL, *forced[ES_NFORCED + 2];
 	char *base;
 	long k;
 
+	/* The shim's own variables, the agent's identity moved if it moved. */
+	for (i = 0; s->forced[i] != NULL; i++)
+		if (pl->agent_var == NULL || s->forced[i] != s->e_agent)
+			forced[nf++] = s->forced[i];
+	if (pl->agent_var != NULL)
+		forced[nf++] = pl->agent_var;
+	forced[nf] = NULL;
 	pl->map = NULL;
 	pl->n = 0;
 	pl->helper = NULL;
@@ -502,7 +574,7 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	pl->logbuf = base;
 	base += ES_LOG_LINE;
 	k = es_filter(p, &s->snap, pl->agent ? ES_F_AGENT : 0, pl->in, pl->n,
-	    s->forced, pl->envp, outcap, pl->v, base, scratch);
+	    forced, pl->envp, outcap, pl->v, base, scratch);
 	if (k < 0) {
 		pl->why = "environment could not be filtered";
 		es_plan_release(pl);
@@ -512,8 +584,8 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 		/* Change nothing but what keeps the shim in the child. */
 		size_t o = 0;
 
-		for (i = 0; s->forced[i] != NULL; i++)
-			pl->envp[o++] = s->forced[i];
+		for (i = 0; forced[i] != NULL; i++)
+			pl->envp[o++] = forced[i];
 		for (i = 0; i < pl->n; i++)
 			if (pl->in[i] != NULL &&
 			    strncmp(pl->in[i], "LD_PRELOAD=", 11) != 0 &&

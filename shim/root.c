@@ -89,19 +89,6 @@ es_text_put(struct es_shim *s, size_t cap, const char *name, const char *value)
 	return es_text_keep(s, strlen(t));
 }
 
-/* v in decimal into d (24 bytes). */
-static const char *
-ull(char *d, unsigned long long v)
-{
-	size_t i = 23;
-
-	d[i] = '\0';
-	do {
-		d[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	return d + i;
-}
 
 /* Adds one line of policy on top, as its own layer. */
 static int
@@ -182,7 +169,7 @@ es_root_init(struct es_shim *s, const char *policyfile, const char *mode,
 	}
 	es_snapshot_take(&s->pol, envp, &s->snap);
 	if (stat(exe, &sb) == 0) {
-		char num[96], d[24], real[PATH_MAX];
+		char var[ES_CAP_AGENT], real[PATH_MAX];
 
 		if (realpath(exe, real) == NULL)
 			real[0] = '\0';
@@ -190,13 +177,8 @@ es_root_init(struct es_shim *s, const char *policyfile, const char *mode,
 		s->agent_dev = sb.st_dev;
 		s->agent_ino = sb.st_ino;
 		s->agent_script = es_agent_script(real, argv);
-		num[0] = '\0';
-		es_cat(num, sizeof(num), ull(d, sb.st_dev));
-		es_cat(num, sizeof(num), ":");
-		es_cat(num, sizeof(num), ull(d, sb.st_ino));
-		es_cat(num, sizeof(num), ":");
-		es_cat(num, sizeof(num), ull(d, s->agent_script));
-		if ((t = es_text_put(s, ES_CAP_AGENT, "ENVSHIM_AGENT", num)) != NULL)
+		es_agent_var(var, sb.st_dev, sb.st_ino, s->agent_script);
+		if ((t = es_text_put(s, ES_CAP_AGENT, NULL, var)) != NULL)
 			s->e_agent = t;
 	}
 	if (getcwd(cwd, sizeof(cwd)) != NULL &&

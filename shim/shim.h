@@ -22,7 +22,7 @@
 
 /* What each string of the state may hold, with its NUL. */
 #define ES_CAP_PRELOAD	(ES_PATH_MAX + 16)		/* LD_PRELOAD=... */
-#define ES_CAP_AGENT	64				/* ENVSHIM_AGENT=... */
+#define ES_CAP_AGENT	80				/* ENVSHIM_AGENT=d:i:s, 3x20 digits */
 #define ES_CAP_NS	64				/* ENVSHIM_SANDBOX_NS=... */
 #define ES_CAP_WS	(ES_PATH_MAX + 32)		/* ENVSHIM_WORKSPACE=... */
 #define ES_CAP_LAUNCH	(ES_SNAPSHOT_MAX * 34 + 32)	/* ENVSHIM_LAUNCH=... */
@@ -61,6 +61,8 @@ struct es_shim {
 	dev_t			 agent_dev;
 	ino_t			 agent_ino;
 	unsigned long long	 agent_script;	/* es_agent_script of the root */
+	int			 self_launcher;	/* the agent, as a shell or env... */
+	pid_t			 self_pid;	/* ...when getpid() is still this */
 	long			 sandbox_pid;	/* inside: the sandboxed launch's pid outside */
 	const char		*ldso;		/* the ld.so that loaded us: a */
 						/* target naming another loader */
@@ -104,6 +106,9 @@ struct es_target {
 	int		 agent;		/* the agent's own executable */
 	int		 other;		/* neither ELF nor "#!": ENOEXEC */
 	const char	*unfollow_why;
+	dev_t		 dev;		/* the file, as the agent's identity */
+	ino_t		 ino;
+	unsigned long long script;	/* es_agent_script */
 };
 
 /* One launch: the filtered environment and argv, in one arena. */
@@ -119,6 +124,7 @@ struct es_plan {
 	const char		*helper;	/* target is this helper */
 	char			*logbuf;
 	int			 action, agent;
+	const char		*agent_var;	/* replaces ENVSHIM_AGENT, or NULL */
 	const char		*why;
 	void			*map;
 	size_t			 maplen;
@@ -161,6 +167,8 @@ void	 es_root_init(struct es_shim *, const char *policyfile, const char *mode,
 /* ---- launch.c: all async-signal-safe ---- */
 
 unsigned long long es_agent_script(const char *exe, char *const *argv);
+/* "ENVSHIM_AGENT=dev:ino:script" into buf (ES_AGENT_VAR bytes). */
+char	*es_agent_var(char *buf, dev_t, ino_t, unsigned long long script);
 /* The value of name in a NULL-terminated "NAME=VALUE" list, or NULL. */
 const char *es_env_value(char *const *envp, const char *name);
 char	*es_fd_path(char *buf, int fd);

@@ -547,9 +547,10 @@ contained() {
 	run agent "$NOSBX" -- "$CRAFT" -m dlsym -- /usr/bin/env
 	[ "$status" -eq 0 ]
 	grep -qx "GITHUB_TOKEN=$GH" <<<"$output"
-	# The child, a new launch root with the shim, filters its own children
-	# (another program: a re-launch of itself would be the agent's own).
-	run agent "$NOSBX" -- "$CRAFT" -m dlsym -- /usr/bin/env /usr/bin/printenv
+	# The child, a new launch root with the shim, filters the children it
+	# starts (not a re-launch of itself, nor a shell's or env's exec in
+	# place, which hand the agent on).
+	run agent "$NOSBX" -- "$CRAFT" -m dlsym -- /usr/bin/timeout 60 /usr/bin/printenv
 	[ "$status" -eq 0 ]
 	grep -qx HARMLESS=yes <<<"$output"
 	! grep -q '^GITHUB_TOKEN=' <<<"$output" || false

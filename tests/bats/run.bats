@@ -189,7 +189,42 @@ os.setxattr(sys.argv[1], "security.capability", struct.pack("<5I", 0x02000000, 1
 		'echo "outer=$GITHUB_TOKEN"; /bin/bash -c "echo inner=\$GITHUB_TOKEN"; exec /bin/bash -c "echo exec=\$GITHUB_TOKEN"'
 	# The agent itself keeps it (the set-up works)...
 	grep -qx 'outer=ghp_abcdefghijklmnopqrstuvwxyz0123456789' <<<"$output"
-	# ...but a shell it runs, forked or exec'd, is a tool like any other.
+	# ...but a shell it runs is a tool like any other...
 	grep -qx 'inner=' <<<"$output"
-	grep -qx 'exec=' <<<"$output"
+	# ...while its own exec in place hands the agent on (a wrapper).
+	grep -qx 'exec=ghp_abcdefghijklmnopqrstuvwxyz0123456789' <<<"$output"
+}
+
+@test "a wrapper that execs the agent in place (a version manager's shim) leaves it the agent" {
+	mkdir "$BATS_TEST_TMPDIR/ws"
+	cd "$BATS_TEST_TMPDIR/ws"
+	cat >agent.py <<'PY'
+import os, subprocess, sys
+key = os.environ.get("GITHUB_TOKEN", "")
+if sys.argv[1:] == ["again"]:
+    print("relaunch=" + key, flush=True)
+    sys.exit(0)
+print("agent=" + key, "ns=" + os.readlink("/proc/self/ns/user"), flush=True)
+subprocess.run([sys.executable, os.path.abspath(__file__), "again"])
+subprocess.run(["bash", "-c", 'echo "tool=$GITHUB_TOKEN"'])
+PY
+	# Two hops in place, as pyenv, asdf or Volta make them: sh, env, python.
+	printf '#!/bin/sh\nexec /usr/bin/env python3 "%s/agent.py"\n' "$PWD" >wrapper
+	chmod +x wrapper
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	run -0 env GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 \
+		"$ENVSHIM" -- ./wrapper
+	grep -qx 'relaunch=ghp_abcdefghijklmnopqrstuvwxyz0123456789' <<<"$output"
+	grep -qx 'tool=' <<<"$output"
+	# The agent ran where it was started, not in the sandbox.
+	grep -qxF "agent=ghp_abcdefghijklmnopqrstuvwxyz0123456789 ns=$(readlink /proc/self/ns/user)" <<<"$output"
+	# Each hop is on record as the agent; the tool's shell went to the sandbox.
+	python3 - "$XDG_STATE_HOME/envshim/audit.jsonl" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+hops = [r for r in recs if r.get("agent")]
+assert [r["action"] for r in hops][:2] == ["run", "run"], recs
+tool = [r for r in recs if r["argv"][:2] == ["bash", "-c"]]
+assert tool and tool[0]["action"] == "sandbox" and not tool[0]["agent"], tool
+PY
 }
