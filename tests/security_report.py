@@ -196,6 +196,11 @@ threat model (`docs/threat-model.md`) says what covers them.
   some D-Bus setups) are reachable from the sandbox.  From 6.12 Landlock
   scoping blocks them (tested, with the older-kernel branch asserting the
   gap); `network off` closes it on any kernel.
+- **Git reads more than `.git/config` and `.git/hooks`**: a planted
+  `.git/commondir` (or a submodule's gitdir under `.git/modules/`) makes
+  the agent's next git, outside, run the sandbox's config and hooks
+  (shown).  `ro .git` in the policy closes it (shown), at the price of
+  commits from inside the sandbox.
 - **Links planted in the workspace** by a sandboxed command outlive it and
   can redirect the unsandboxed agent's own writes out of the workspace
   (shown).  Nothing in envshim can see the agent's later file writes.

@@ -252,6 +252,32 @@ true'
 	grep -qx appended "$R/home/.bashrc"
 }
 
+@test "GAP: a planted .git/commondir redirects git's config and hooks; 'ro .git' closes it" {
+	git -C "$R/ws" commit -q --allow-empty -m init 2>/dev/null ||
+		as_nobody git -C "$R/ws" -c user.email=a@b -c user.name=a commit -q --allow-empty -m init
+	local attack='
+cd "$PWD"
+cp -r .git evil.git
+printf "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"echo PWNED >&2; false\"\n" >evil.git/config
+echo ../evil.git >.git/commondir && echo planted'
+	run sbx_agent "$attack"
+	[ "$status" -eq 0 ]
+	grep -qx planted <<<"$output"
+	# The leak is real: the agent's next git, outside, runs the command.
+	run as_nobody env HOME="$R/home" git -C "$R/ws" status
+	grep -q PWNED <<<"$output"
+	# What covers it: 'ro .git' (the sandbox's git can still read).
+	rm -rf "$R/ws/.git/commondir" "$R/ws/evil.git"
+	pol 'ro .git'
+	run sbx_agent "$attack; git status --short >/dev/null && echo git-reads"
+	[ "$status" -eq 0 ]
+	grep -qx git-reads <<<"$output"
+	! grep -qx planted <<<"$output" || false
+	[ ! -e "$R/ws/.git/commondir" ]
+	run as_nobody env HOME="$R/home" git -C "$R/ws" status
+	! grep -q PWNED <<<"$output"
+}
+
 @test "unix sockets outside: ssh agent, D-Bus, docker-style path socket are unreachable" {
 	listen unix "$R/run/agent.sock"
 	P1=$BGPID
