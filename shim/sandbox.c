@@ -290,13 +290,17 @@ unconfined(struct es_sbx_plan *pl)
 	mirror(wait_for(pid));
 }
 
-/* Bad usage is envshim's failure too: 125, never a status of the command. */
+/*
+ * Bad usage is envshim's failure too: 125, never a status of the command.
+ * Asked for (--help), it is an answer: stdout and 0.
+ */
 static void __attribute__((noreturn))
-usage(void)
+usage(int asked)
 {
-	fprintf(stderr, "usage: envshim-sandbox [--policy FILE] [--argv0 NAME] "
-	    "[--] COMMAND [ARGS...]\n");
-	exit(ES_SBX_EXIT);
+	fprintf(asked ? stdout : stderr, "usage: envshim-sandbox [--policy FILE] "
+	    "[--argv0 NAME] [--] COMMAND [ARGS...]\n"
+	    "       envshim-sandbox --help | --version\n");
+	exit(asked ? 0 : ES_SBX_EXIT);
 }
 
 /*
@@ -333,13 +337,18 @@ main(int argc, char *argv[])
 			polfile = argv[++i];
 		else if (strcmp(argv[i], "--argv0") == 0 && i + 1 < argc)
 			argv0 = argv[++i];
-		else if (argv[i][0] == '-')
-			usage();
+		else if (strcmp(argv[i], "--help") == 0)
+			usage(1);
+		else if (strcmp(argv[i], "--version") == 0) {
+			printf("envshim-sandbox %s\n", ES_VERSION);
+			return 0;
+		} else if (argv[i][0] == '-')
+			usage(0);
 		else
 			break;
 	}
 	if (i >= argc)
-		usage();
+		usage(0);
 	cmdname = argv[i];
 
 	if (polfile != NULL)

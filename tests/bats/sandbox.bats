@@ -495,3 +495,16 @@ assert r["argv"]==["sh","-c","echo ran; grep NoNewPrivs /proc/self/status"], r' 
 	[ "$status" -eq 0 ]
 	[ "$output" = weird-name ]
 }
+
+@test "--help and --version answer on stdout with 0; a bad option is 125" {
+	run --separate-stderr "$SBX" --help
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "usage: envshim-sandbox "* ]]
+	run --separate-stderr "$SBX" --version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^envshim-sandbox\ [0-9]+\.[0-9]+ ]]
+	run --separate-stderr "$SBX" --bogus
+	[ "$status" -eq 125 ]
+	[ -z "$output" ]
+	[[ "$stderr" == "usage: envshim-sandbox "* ]]
+}
