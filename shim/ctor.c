@@ -402,6 +402,30 @@ is_helper(const struct es_shim *s)
 }
 
 /*
+ * What a record need not list: the shim's own entries, replaced by the
+ * same, and in the launch root the ENVSHIM_POLICY and ENVSHIM_MODE it was
+ * started with, which every launch drops as `locked`.  Only the agent
+ * changing them is news.  The entries are environ's own, which setenv
+ * replaces but never rewrites.
+ */
+static void
+quiet_list(struct es_shim *s, int root)
+{
+	size_t k = 0, i;
+
+	for (i = 0; s->forced[i] != NULL; i++)
+		s->quiet[k++] = s->forced[i];
+	for (i = 0; root && environ != NULL && environ[i] != NULL; i++)
+		if (strncmp(environ[i], "ENVSHIM_POLICY=", 15) == 0 ||
+		    strncmp(environ[i], "ENVSHIM_MODE=", 13) == 0) {
+			if (k == ES_NFORCED + 2)
+				break;
+			s->quiet[k++] = environ[i];
+		}
+	s->quiet[k] = NULL;
+}
+
+/*
  * Is this program a launcher - a shell or env - whose exec in place hands
  * the agent on (pyenv's and asdf's shims, `#!/usr/bin/env node`, a
  * wrapper's `exec node cli.js`)?  Any other agent's own exec is a launch.
@@ -477,6 +501,7 @@ es_shim_init(struct es_shim *s, char **argv)
 	if (s->e_ns[0] != '\0')
 		s->forced[k++] = s->e_ns;
 	s->forced[k] = NULL;
+	quiet_list(s, root);
 	if (contain != 0)
 		contain_self(s, argv);
 	if (!s->broken && holds_secrets(s, root, argv)) {

@@ -658,7 +658,7 @@ es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, char *c
 	a.n = pl->n;
 	a.v = pl->v;
 	a.p = &s->pol;
-	a.quiet = s->forced;
+	a.quiet = s->quiet;
 	len = es_audit_format(&a, pl->logbuf, ES_LOG_LINE);
 	if (len > 0)
 		audit_write(s, pl->logbuf, (size_t)len);

@@ -75,6 +75,8 @@ struct es_shim {
 	es_pclose_fn		 real_pclose;
 	es_syscall_fn		 real_syscall;
 	const char		*forced[ES_NFORCED + 1];
+	const char		*quiet[ES_NFORCED + 3];	/* forced, and the */
+						/* root's own ENVSHIM_POLICY/MODE */
 	char			 why[320];
 	/* Each "" until set once; all point into text. */
 	char			*helper;	/* next to the shim: es_helper */

@@ -183,3 +183,21 @@ assert s["audit"]["dropped"]["secret-name"] == 2, s
 	run -125 "$ENVSHIM" log --policy "$q"
 	[[ "$output" == "envshim: $q:1: "* ]]
 }
+
+@test "the agent's own ENVSHIM_POLICY is no news in the log; a changed one is" {
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	mkdir "$BATS_TEST_TMPDIR/ws"
+	cd "$BATS_TEST_TMPDIR/ws"
+	p=$(policy_file ws/p <<<'sandbox off')
+	run -0 "$ENVSHIM" --policy "$p" --audit -- /bin/sh -c \
+		'/usr/bin/true; ENVSHIM_POLICY=/tmp/other /usr/bin/true'
+	run -0 python3 - "$XDG_STATE_HOME/envshim/audit.jsonl" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    print(sorted(d["name"] for d in r.get("dropped", [])))
+PY
+	# As started: nothing to report.  Changed by the agent: reported.
+	[ "${lines[0]}" = "[]" ]
+	[ "${lines[1]}" = "['ENVSHIM_POLICY']" ]
+}
