@@ -80,12 +80,15 @@ struct es_item {
 /*
  * The compiled policy.  Self-contained (strings live in arena), so it can be
  * a static object filled by a constructor and only read afterwards.
- * Scalars record the layer that last set them (*_layer, 0 = builtin).
+ * Scalars record the layer and line that last set them (*_layer, 0 =
+ * builtin; *_line, 0 = none).
  */
 struct es_policy {
 	unsigned char	 mode, sandbox, unfollowable, network, protect_self, log;
 	unsigned char	 mode_layer, sandbox_layer, unfollowable_layer;
 	unsigned char	 network_layer, protect_self_layer, log_layer;
+	unsigned int	 mode_line, sandbox_line, unfollowable_line;
+	unsigned int	 network_line, protect_self_line, log_line;
 	const char	*log_path;		/* when log == ES_LOG_PATH */
 	size_t		 nlayers;
 	const char	*layer_name[ES_MAX_LAYERS];	/* [0] = "builtin" */

@@ -67,30 +67,35 @@ struct scalar {
 	const char	*help;		/* "takes ..." */
 	const char	*words[3];
 	unsigned char	 vals[3];
-	size_t		 val, layer;	/* offsetof into struct es_policy */
+	size_t		 val, layer, line;	/* offsetof into struct es_policy */
 };
 
 static const struct scalar scalars[] = {
 	{ "mode", "enforce or audit", { "enforce", "audit", NULL },
 	    { ES_MODE_ENFORCE, ES_MODE_AUDIT, 0 },
 	    offsetof(struct es_policy, mode),
-	    offsetof(struct es_policy, mode_layer) },
+	    offsetof(struct es_policy, mode_layer),
+	    offsetof(struct es_policy, mode_line) },
 	{ "sandbox", "required, optional or off",
 	    { "required", "optional", "off" },
 	    { ES_SANDBOX_REQUIRED, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF },
 	    offsetof(struct es_policy, sandbox),
-	    offsetof(struct es_policy, sandbox_layer) },
+	    offsetof(struct es_policy, sandbox_layer),
+	    offsetof(struct es_policy, sandbox_line) },
 	{ "network", "on or off", { "on", "off", NULL }, { 1, 0, 0 },
 	    offsetof(struct es_policy, network),
-	    offsetof(struct es_policy, network_layer) },
+	    offsetof(struct es_policy, network_layer),
+	    offsetof(struct es_policy, network_line) },
 	{ "unfollowable", "sandbox, refuse or allow",
 	    { "sandbox", "refuse", "allow" },
 	    { ES_UNFOLLOW_SANDBOX, ES_UNFOLLOW_REFUSE, ES_UNFOLLOW_ALLOW },
 	    offsetof(struct es_policy, unfollowable),
-	    offsetof(struct es_policy, unfollowable_layer) },
+	    offsetof(struct es_policy, unfollowable_layer),
+	    offsetof(struct es_policy, unfollowable_line) },
 	{ "protect-self", "yes or no", { "yes", "no", NULL }, { 1, 0, 0 },
 	    offsetof(struct es_policy, protect_self),
-	    offsetof(struct es_policy, protect_self_layer) }
+	    offsetof(struct es_policy, protect_self_layer),
+	    offsetof(struct es_policy, protect_self_line) }
 };
 
 static const char *const rule_kw[] = {
@@ -339,6 +344,8 @@ do_enum(struct line *l, const struct kw *k)
 		if (strcmp(l->arg, sc->words[i]) == 0) {
 			((unsigned char *)l->p)[sc->val] = sc->vals[i];
 			((unsigned char *)l->p)[sc->layer] = l->layer;
+			memcpy((char *)l->p + sc->line, &l->lineno,
+			    sizeof(l->lineno));
 			return 0;
 		}
 	}
@@ -492,6 +499,7 @@ do_log(struct line *l)
 	if (p->log != ES_LOG_PATH)
 		p->log_path = NULL;
 	p->log_layer = l->layer;
+	p->log_line = l->lineno;
 	return 0;
 }
 
@@ -678,15 +686,17 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 	for (i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++) {
 		const struct scalar	*sc = &scalars[i];
 		unsigned char		 v, layer;
+		unsigned int		 line;
 
 		v = ((const unsigned char *)p)[sc->val];
 		layer = ((const unsigned char *)p)[sc->layer];
+		memcpy(&line, (const char *)p + sc->line, sizeof(line));
 		if (layer == 0 && !(flags & ES_FMT_BUILTIN))
 			continue;
 		for (j = 0; j < 3 && sc->words[j] != NULL; j++)
 			if (sc->vals[j] == v)
 				putline(&o, p, flags, sc->kw, sc->words[j],
-				    layer, 0);
+				    layer, line);
 	}
 	if (p->log_layer != 0 || ((flags & ES_FMT_BUILTIN) &&
 	    p->log != ES_LOG_DEFAULT)) {
@@ -699,7 +709,7 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 		putline(&o, p, flags, "log",
 		    p->log == ES_LOG_PATH && p->log_path != NULL ? p->log_path :
 		    p->log < ES_LOG_OFF + 1 && logw[p->log] != NULL ?
-		    logw[p->log] : "off", p->log_layer, 0);
+		    logw[p->log] : "off", p->log_layer, p->log_line);
 	}
 	putitems(&o, p, flags, "shell", p->shells, p->nshells);
 	putitems(&o, p, flags, "set", p->sets, p->nsets);

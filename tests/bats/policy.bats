@@ -131,7 +131,7 @@ P
 	run -0 "$ENVSHIM" policy --policy "$p"
 	u="$XDG_CONFIG_HOME/envshim/policy"
 	[[ "${lines[0]}" == "# effective envshim policy; layers: builtin"*" $u $p" ]]
-	[ "${lines[1]}" = "mode enforce	# $p" ]
+	[ "${lines[1]}" = "mode enforce	# $p:2" ]
 	[ "${lines[2]}" = "drop FOO	# $u:2" ]
 	[ "${lines[3]}" = "keep FOO	# $p:3" ]
 	[ "${#lines[@]}" -eq 4 ]

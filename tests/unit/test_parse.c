@@ -337,7 +337,7 @@ test_layers(void **state)
 	assert_int_equal(P.mode_layer, 2);
 	assert_int_equal(P.nrules, 2);
 	assert_string_equal(fmt(&P, ES_FMT_ORIGIN),
-	    "mode enforce\t# /home/u/p\n"
+	    "mode enforce\t# /home/u/p:2\n"
 	    "drop A\t# /etc/envshim/policy:2\n"
 	    "keep A\t# /home/u/p:3\n");
 	/* The origin comments read back too. */
