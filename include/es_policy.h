@@ -133,6 +133,12 @@ struct es_verdict {
 
 /* Builtin defaults, one layer ("builtin").  Always succeeds. */
 void	es_policy_init(struct es_policy *);
+/*
+ * The same for a policy whose memory is known to be all zero (a static
+ * object in a fresh process): nothing is cleared, so a child's constructor
+ * touches no page the policy it parses does not use.
+ */
+void	es_policy_init_zeroed(struct es_policy *);
 
 /*
  * Parses one layer of policy text (not NUL-terminated; len bytes) on top of

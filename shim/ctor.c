@@ -96,7 +96,11 @@ init_child(struct es_shim *s, char *const *vars)
 	keep_var(s, vars, &s->e_launch, ES_CAP_LAUNCH, "ENVSHIM_LAUNCH");
 	keep_var(s, vars, &s->e_agent, ES_CAP_AGENT, "ENVSHIM_AGENT");
 	keep_var(s, vars, &s->e_ws, ES_CAP_WS, "ENVSHIM_WORKSPACE");
-	if (es_policy_load_text(&s->pol, cfg != NULL ? cfg : "", "ENVSHIM_CONFIG",
+	/* s is static and this process fresh: its policy is still all zero. */
+	if (cfg == NULL)
+		cfg = "";
+	es_policy_init_zeroed(&s->pol);
+	if (es_policy_parse(&s->pol, cfg, strlen(cfg), "ENVSHIM_CONFIG",
 	    &err) != 0) {
 		es_broken(s, "bad inherited policy: ", es_parse_err_str(&err, msg,
 		    sizeof(msg)));

@@ -34,14 +34,20 @@ static const char *const reason_names[ES_R__COUNT] = {
 void
 es_policy_init(struct es_policy *p)
 {
-	static const char builtin[] = "builtin";
-
 	/*
 	 * Not the arena (64 KiB, most of the struct): every string in it is
 	 * written with its NUL before anything points at it, and clearing it
 	 * was most of the shim's constructor.
 	 */
 	memset(p, 0, offsetof(struct es_policy, arena));
+	es_policy_init_zeroed(p);
+}
+
+void
+es_policy_init_zeroed(struct es_policy *p)
+{
+	static const char builtin[] = "builtin";
+
 	p->mode = ES_MODE_ENFORCE;
 	p->sandbox = ES_SANDBOX_REQUIRED;
 	p->unfollowable = ES_UNFOLLOW_SANDBOX;
