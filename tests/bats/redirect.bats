@@ -160,11 +160,30 @@ os.execve("/bin/bash", ["bash", "-c", "readlink /proc/self/ns/user"], dict(os.en
 	[ "$(records | grep '"path":"/bin/bash"' | grep -c '"action":"sandbox"')" -eq 1 ]
 }
 
+# peek_agent: a Python agent holding the secret runs a shell that prints
+# every environment line it can read with a piece of the secret in it,
+# its parent's first (the agent, when nothing is in between).
+peek_agent() {
+	agent_nobody "$@" -- python3 -c '
+import subprocess, sys
+sys.exit(subprocess.run(["bash", "-c", sys.argv[1], "bash", sys.argv[2]]).returncode)' \
+		'echo "parent $PPID"; tr "\0" "\n" </proc/$PPID/environ 2>/dev/null | grep -F "$1"
+for p in /proc/[0-9]*; do tr "\0" "\n" <$p/environ 2>/dev/null; done | grep -F "$1"
+echo peek done' "${GH:0:14}"
+}
+
 @test "a sandboxed shell cannot read the agent's environment through /proc" {
-	run agent_nobody -- "$SPAWN" execvp bash -c \
-		'cat /proc/$PPID/environ 2>&1 | tr "\0" "\n" | grep -c GITHUB_TOKEN; for p in /proc/[0-9]*; do cat $p/environ 2>/dev/null; done | tr "\0" "\n" | grep -c "$GH" || true'
+	run peek_agent
+	[ "$status" -eq 0 ]
+	grep -qx 'peek done' <<<"$output"
 	! grep -q "$GH" <<<"$output" || false
-	records | grep -q '"action":"sandbox"'
+	records | grep '"path":"/usr/bin/bash"' | grep -q '"action":"sandbox"'
+	# Control: unsandboxed and dumpable, the same shell reads the agent.
+	printf 'sandbox off\nprotect-self no\n' >"$BATS_TEST_TMPDIR/p"
+	chmod 644 "$BATS_TEST_TMPDIR/p"
+	run peek_agent ENVSHIM_POLICY="$BATS_TEST_TMPDIR/p"
+	[ "$status" -eq 0 ]
+	grep -qx "GITHUB_TOKEN=$GH" <<<"$output"
 }
 
 @test "sandbox off runs shells directly (and says so in the record)" {
