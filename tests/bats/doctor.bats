@@ -114,7 +114,8 @@ setup() {
 	run "$COPY/envshim" --contain -- /bin/sh -c '/bin/sh -c "echo inner ran"'
 	[[ "$output" != *"envshim: refused"* ]]
 	if [[ "$verdict" == "ok   contain mode: "* ]]; then
-		[ "$status" -eq 0 ] && [ "$output" = "inner ran" ]
+		[ "$status" -eq 0 ]
+		[ "$output" = "inner ran" ]
 	elif [[ "$verdict" == *"unavailable: no shell inside could be sandboxed"* ]]; then
 		[ "$(id -u)" = 0 ]
 		[ "$status" -eq 125 ]

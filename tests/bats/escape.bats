@@ -218,7 +218,8 @@ true'
 	[ ! -e "$R/home/.config/autostart" ]
 	[ ! -e "$R/home/.ssh/authorized_keys" ]
 	[ ! -e "$R/ws/.git/hooks/pre-commit" ]
-	[ -d "$R/ws/.git/hooks" ] && [ -f "$R/ws/.git/config" ]
+	[ -d "$R/ws/.git/hooks" ]
+	[ -f "$R/ws/.git/config" ]
 	! grep -q -e hooksPath -e fsmonitor "$R/ws/.git/config" || false
 	# The workspace itself stays writable: the attack really ran.
 	[ "$(cat "$R/ws/ws-file")" = ws-write-ok ]

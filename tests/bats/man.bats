@@ -44,7 +44,8 @@ PAGES="envshim.1 envshim-sandbox.1 envshim-policy.5"
 	help=$("$BUILD/envshim" --help | words)
 	page=$(LC_ALL=C MANWIDTH=200 man -l "$ROOT/docs/envshim.1" 2>/dev/null |
 		sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' | words)
-	[ -n "$help" ] && [[ "$help" == *--contain* ]] && [[ "$help" == *doctor* ]]
+	[[ "$help" == *--contain* ]]
+	[[ "$help" == *doctor* ]]
 	diff <(echo "$help") <(echo "$page")
 	# and each option is described, not only listed in the SYNOPSIS
 	body=$(LC_ALL=C MANWIDTH=200 man -l "$ROOT/docs/envshim.1" 2>/dev/null |
