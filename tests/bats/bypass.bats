@@ -158,6 +158,9 @@ print("SNEAKY" in os.environ, "GITHUB_TOKEN" in os.environ)'
 	rm -f "$M"
 	run hostile "${cfg[@]}" -e GIT_CONFIG_PARAMETERS="'core.sshcommand'='touch $M'" \
 		-e "GIT_SSH_COMMAND=touch $M" -- /usr/bin/git ls-remote ssh://example.invalid/x
+	# git got as far as its transport, and the ssh it ran was the real one.
+	[ "$status" -eq 128 ]
+	grep -q '^ssh: Could not resolve hostname example.invalid' <<<"$output"
 	[ ! -e "$M" ]
 }
 
@@ -520,6 +523,9 @@ contained() {
 	assert_shim_no_secrets
 	run hostile -m inline -e "BASH_FUNC_ls%%=() { echo pwned; }" -e NODE_OPTIONS=--inspect \
 		-- /usr/bin/env /bin/bash -c 'ls / >/dev/null; env'
+	[ "$status" -eq 0 ]
+	assert_shim_no_secrets
+	grep -qx HARMLESS=yes <<<"$output"
 	! grep -q pwned <<<"$output" || false
 	! grep -q '^NODE_OPTIONS=' <<<"$output" || false
 	# And contain mode closes the hop: ld.so.preload loads the shim into the
@@ -537,9 +543,12 @@ contained() {
 	grep -q '^NODE_OPTIONS=--inspect' <<<"$output"
 	assert_shim_no_secrets
 	run hostile -m dlsym -e NODE_OPTIONS=--inspect -- /usr/bin/env /usr/bin/env
+	[ "$status" -eq 0 ]
+	grep -qx HARMLESS=yes <<<"$output"
 	! grep -q '^NODE_OPTIONS=' <<<"$output" || false
 	run contained "$SPAWN" execve "$CRAFT" -m dlsym -e NODE_OPTIONS=--inspect -- /usr/bin/env
 	[ "$status" -eq 0 ]
+	grep -qx LANG=C.UTF-8 <<<"$output"
 	! grep -q '^NODE_OPTIONS=' <<<"$output"
 }
 
