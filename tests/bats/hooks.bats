@@ -170,6 +170,8 @@ setup() {
 	grep -q '^ENVSHIM_CONFIG=' <<<"$output"
 	# The relaunched agent got the same settings, not the ones it was given.
 	run agent -- "$SPAWN" fork-environ /usr/bin/env
+	[ "$status" -eq 0 ]
+	grep -q '^ENVSHIM_CONFIG=' <<<"$output"
 	! grep -q 'ENVSHIM_CONFIG=mode audit' <<<"$output"
 }
 
