@@ -784,13 +784,19 @@ secret_name(const struct es_names_tables *ix, const char *name, size_t len,
 		    secret_component(ix, name, len);
 	/*
 	 * From here the name has no lower case and is under 64 bytes.
-	 * Every substring holds a K or a W: look around those only (the K
-	 * ones come first in substrings[]).
+	 * Every substring holds a K before E, or a W before O or D: look
+	 * around those only (the K ones come first in substrings[]).  Most
+	 * K and W of names (SOCK, WAYLAND) are followed by something else.
 	 */
 	for (m = ns->kw; m != 0; m &= m - 1) {
 		size_t at = (size_t)__builtin_ctzll(m);
-		unsigned char c = (unsigned char)name[at];
+		unsigned char c = (unsigned char)name[at], d;
 
+		if (at + 1 >= len)
+			continue;
+		d = (unsigned char)name[at + 1];
+		if (c == 'K' ? d != 'E' : d != 'O' && d != 'D')
+			continue;
 		for (j = c == 'K' ? 0 : NSUB_K; j < (c == 'K' ? NSUB_K : NSUB);
 		    j++) {
 			size_t o = substrings[j].kw, n = substrings[j].len;
@@ -804,13 +810,11 @@ secret_name(const struct es_names_tables *ix, const char *name, size_t len,
 	for (m = ns->cut | (uint64_t)1 << len; m != 0; m &= m - 1) {
 		size_t end = (size_t)__builtin_ctzll(m), n = end - start;
 
-		if (n == 0 || n > 15) {
-			idx += n != 0;
-		} else if (comp_first[(unsigned char)name[start]] &
-		    comp_last[(unsigned char)name[end - 1]] & (1u << n))
-			comp |= component_class(ix, name, start, end, idx++);
-		else
-			idx++;
+		/* n - 1 < 15: 1 to 15, one test (an empty one wraps) */
+		if (n - 1 < 15 && (comp_first[(unsigned char)name[start]] &
+		    comp_last[(unsigned char)name[end - 1]] & (1u << n)))
+			comp |= component_class(ix, name, start, end, idx);
+		idx += n != 0;
 		start = end + 1;
 	}
 	return (comp & ES_NC_COMP) ||
@@ -871,7 +875,10 @@ es_names_selfcheck(void)
 			    es_names[i].name[c] <= 'z')
 				return -1;
 	for (i = 0; i < NSUB; i++)
-		if (substrings[i].s[substrings[i].kw] != (i < NSUB_K ? 'K' : 'W'))
+		if (substrings[i].s[substrings[i].kw] != (i < NSUB_K ? 'K' : 'W') ||
+		    (i < NSUB_K ? substrings[i].s[substrings[i].kw + 1] != 'E' :
+		    substrings[i].s[substrings[i].kw + 1] != 'O' &&
+		    substrings[i].s[substrings[i].kw + 1] != 'D'))
 			return -1;
 	return 0;
 }
