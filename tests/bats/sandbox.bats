@@ -112,8 +112,11 @@ policy() {
 	BGPID=$!
 	sleep 0.2
 	grep -q do-not-leak-42 /proc/$BGPID/environ	# it is there outside
-	run sbx -- sh -c "cat /proc/$BGPID/environ; ls /proc/$BGPID; grep -l do-not-leak-42 /proc/[0-9]*/environ"
+	run sbx -- sh -c "echo inside; cat /proc/$BGPID/environ; ls /proc/$BGPID; grep -l do-not-leak-42 /proc/[0-9]*/environ"
 	[ "$status" -ne 0 ]
+	# the command ran, and its reads failed for want of the process
+	[ "${lines[0]}" = inside ]
+	[[ "$output" == *"/proc/$BGPID/environ: No such file or directory"* ]]
 	[[ "$output" != *do-not-leak-42* ]]
 }
 
@@ -268,6 +271,8 @@ except OSError as e:
 	[ "$status" -eq 0 ]
 	[[ "$output" == unreachable* ]]
 	run sbx --policy "$ROOT/policy" -- sh -c 'readlink /proc/self/ns/net'
+	[ "$status" -eq 0 ]
+	[[ "$output" == net:* ]]
 	[ "$output" != "$(readlink /proc/self/ns/net)" ]
 }
 
@@ -395,9 +400,12 @@ interrupt() {
 	# a job, one that ignores TERM and HUP, one in a session of its own
 	run sbx -- sh -c "sh -c 'sleep 100; :' $marker &
 	    sh -c 'trap \"\" TERM HUP; sleep 100; :' $marker &
-	    setsid -f sh -c 'sleep 100; :' $marker; echo started"
+	    setsid -f sh -c 'sleep 100; :' $marker
+	    for i in \$(seq 100); do [ \$(pgrep -fc ': $marker\$') -ge 3 ] && break; sleep 0.05; done
+	    echo \"started \$(pgrep -fc ': $marker\$')\""
 	[ "$status" -eq 0 ]
-	[ "$output" = started ]
+	# all three were running when the command returned
+	[ "$output" = "started 3" ]
 	# the helper has returned: not one of them may still exist
 	run pgrep -f "$marker"
 	[ "$status" -eq 1 ]
