@@ -31,6 +31,9 @@ setup() {
 	    ENVSHIM_AGENT=stale-agent-3 ENVSHIM_WORKSPACE=stale-ws-4 \
 	    ENVSHIM_SANDBOX_NS=stale-ns-5 LD_PRELOAD=/stale/preload-6.so \
 	    "$ENVSHIM" -- /usr/bin/env
+	# The agent ran, with the shim alone preloaded ('stale-' below does
+	# not match /stale/preload-6.so).
+	grep -qx "LD_PRELOAD=$BUILD/libenvshim.so" <<<"$output"
 	run ! grep -q 'stale-' <<<"$output"
 }
 
