@@ -163,8 +163,14 @@ ns_cmp() {
 	ns_cmp differ
 	# the preload came back, from /etc/ld.so.preload's shim
 	grep -qx "LD_PRELOAD=$BIN/libenvshim.so" <<<"$output"
-	run plain "$AGENT" strip /usr/bin/env
-	lacks "^LD_PRELOAD="
+	# Control: strip strips.  plain() sets no LD_* of its own, so give it
+	# one that run passes on.
+	run plain LD_LIBRARY_PATH=/nonexistent "$AGENT" run /usr/bin/env
+	grep -qx LD_LIBRARY_PATH=/nonexistent <<<"$output"
+	run plain LD_LIBRARY_PATH=/nonexistent "$AGENT" strip /usr/bin/env
+	[ "$status" -eq 0 ]
+	grep -qx HARMLESS=yes <<<"$output"
+	lacks "^LD_"
 }
 
 @test "syscall.Exec: a Go agent that becomes a shell or a tool is no longer the agent" {
