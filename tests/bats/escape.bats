@@ -237,9 +237,17 @@ ln ~/.ssh/id_ed25519 hardkey 2>/dev/null && echo "key hard link made"
 true'
 	run sbx_agent "$attack"
 	[ "$status" -eq 0 ]
+	# The attack ran, and the links led nowhere useful.
+	grep -qx 'key: cat: keys/id_ed25519: No such file or directory' <<<"$output"
+	grep -q 'myhome/.bashrc: Read-only file system' <<<"$output"
 	! grep -q 'PRIVATE KEY' <<<"$output" || false
 	! grep -q -e 'wrote through' -e 'hard link made' <<<"$output" || false
 	[ "$(cat "$R/home/.bashrc")" = '# bashrc' ]
+	# Control: without the sandbox the same links reach home.
+	rm -f "$R/ws/hard" "$R/ws/hardkey"
+	run open_agent "$attack"
+	grep -qx 'key: PRIVATE KEY' <<<"$output"
+	grep -qx 'wrote through symlink' <<<"$output"
 }
 
 @test "GAP: a symlink the sandbox plants in the workspace redirects the unsandboxed agent later" {
