@@ -31,6 +31,18 @@ clean() {
 	fi
 }
 
+# Control: the programs under test really carry both sanitizers, or every
+# "clean" below would hold for want of a sanitizer to speak.
+@test "the command and the helper under test are built with ASan and UBSan" {
+	local p
+	for p in "$ENVSHIM" "$HELPER"; do
+		run env ASAN_OPTIONS=help=1 "$p" --version
+		[ "$status" -eq 0 ]
+		grep -q '^Available flags for AddressSanitizer:' <<<"$output"
+		nm "$p" | grep -q '__ubsan_handle_'
+	done
+}
+
 @test "envshim check, policy and --help are clean under ASan+UBSan" {
 	run "$ENVSHIM" check --format=json --policy "$BATS_TEST_TMPDIR/p" -- \
 		GITHUB_TOKEN="$GH" PATH=/bin:.:/usr/bin FOO_X=1 'BASH_FUNC_x%%=() { :; }' NOEQ
