@@ -274,11 +274,17 @@ setup() {
 	for how in execve vfork posix_spawn; do
 		# The exit status says how it failed: 124 is the timeout's.
 		run sh -c 'timeout 10 "$@"; echo "exit=$?"' sh \
+			env "$SPAWN" "$how" "$BATS_TEST_TMPDIR/fifo"
+		[ "$status" -eq 0 ]
+		want=$output
+		run sh -c 'timeout 10 "$@"; echo "exit=$?"' sh \
 			env LD_PRELOAD="$SHIM" "$SPAWN" "$how" "$BATS_TEST_TMPDIR/fifo"
-		echo "$how: $output"
+		echo "$how: $output (without the shim: $want)"
 		[ "$status" -eq 0 ]
 		[ "${lines[-1]}" != "exit=124" ]
 		[ "${lines[-1]}" != "exit=0" ]
+		# the same failure, said the same way, as without the shim
+		[ "$output" = "$want" ]
 	done
 	run timeout 10 env LD_PRELOAD="$SHIM" "$SPAWN" execve "$BATS_TEST_TMPDIR/fifo"
 	grep -qx "errno=13" <<<"$output"
