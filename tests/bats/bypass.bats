@@ -72,6 +72,7 @@ assert_shim_no_secrets() {
 @test "duplicates: an injection name twice, harmless value first" {
 	run hostile -e NODE_OPTIONS= -e "NODE_OPTIONS=--require $M.js" -- /usr/bin/env
 	[ "$status" -eq 0 ]
+	assert_shim_no_secrets
 	! grep -q '^NODE_OPTIONS=' <<<"$output"
 }
 
@@ -111,6 +112,7 @@ assert_shim_no_secrets() {
 	run hostile -e "BASH_FUNC_ls()=$fn" -e "__BASH_FUNC<ls>()=$fn" -e "ls=$fn" \
 		-e "X=$fn" -- /bin/bash -c 'ls / >/dev/null; env'
 	[ "$status" -eq 0 ]
+	assert_shim_no_secrets
 	! grep -q pwned <<<"$output" || false
 	! grep -q -e 'BASH_FUNC' -e '^ls=' -e '^X=()' <<<"$output"
 }
@@ -443,6 +445,7 @@ readlink /proc/self/ns/user; exec /usr/bin/env'
 	assert_shim_no_secrets
 	! grep -q -e '^NODE_OPTIONS=' -e '^GH_TOKEN=' <<<"$output" || false
 	# The innermost shell is in a user namespace of the sandbox, not ours.
+	grep -q '^user:\[[0-9]*\]$' <<<"$output"
 	[ "$(grep '^user:' <<<"$output")" != "$(readlink /proc/self/ns/user)" ]
 	grep -q '^ENVSHIM_SANDBOX_NS=' <<<"$output"
 	# One redirect into the helper; the 19 shells below it ran inside.
