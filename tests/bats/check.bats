@@ -49,6 +49,8 @@ setup() {
 	# The same from the environment, the default input.
 	run -0 env GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ0123 \
 	    FOO=plainvalue-kept-31 "$ENVSHIM" check
+	grep -q GITHUB_TOKEN <<<"$output"
+	grep -qw FOO <<<"$output"
 	run ! grep -qF -e ghp_0123456789abcdefghij -e plainvalue-kept <<<"$output"
 }
 
@@ -88,6 +90,7 @@ assert a[2] == {"action": "drop", "name": "GITHUB_TOKEN", "reason": "secret-name
 	[[ "$output" == *GITHUB_TOKEN* ]]
 	run -0 "$ENVSHIM" check -- GITHUB_TOKEN=x
 	[[ "$output" != *$'\033'* ]]
+	[[ "$output" == *GITHUB_TOKEN* ]]
 }
 
 @test "a policy rule changes the verdict and the reason" {
