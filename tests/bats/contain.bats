@@ -106,15 +106,28 @@ contain() {
 	grep -qx "preload: $BIN/libenvshim.so" <<<"$output"
 }
 
+teardown() {
+	# a tool left waiting on the fifo (a failed check) gets its EOF
+	local f=$BATS_TEST_TMPDIR/home/done
+	[ ! -p "$f" ] || { exec 4<>"$f"; exec 4>&-; }
+}
+
 @test "nothing changes outside the namespace, during the run and after it" {
 	[ ! -e /etc/ld.so.preload ]
-	contain -- "$AGENT" run /bin/sh -c 'cat /etc/ld.so.preload; sleep 2' \
-		>"$BATS_TEST_TMPDIR/out" 2>&1 3>&- &
-	sleep 1
+	local h=$BATS_TEST_TMPDIR/home
+	mkfifo "$h/started" "$h/done"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$h/started" "$h/done"
+	# The checks run while the tool is inside, not after a guessed delay.
+	contain -- "$AGENT" run /bin/sh -c 'cat /etc/ld.so.preload; echo >"$1"; read x <"$2"' \
+		sh "$h/started" "$h/done" >"$BATS_TEST_TMPDIR/out" 2>&1 3>&- &
+	local bg=$!
+	# the bound is against a hang if the agent never starts, not a timing check
+	timeout 60 sh -c 'read x <"$1"' sh "$h/started"
 	[ ! -e /etc/ld.so.preload ]
 	[ ! -e /etc/envshim/contain ]
 	[ ! -e /tmp/ld.so.preload ]
-	wait $!
+	echo >"$h/done"
+	wait $bg
 	grep -qx "$BIN/libenvshim.so" "$BATS_TEST_TMPDIR/out"
 	[ ! -e /etc/ld.so.preload ]
 	[ ! -e /tmp/envshim ]
