@@ -287,6 +287,8 @@ echo ../evil.git >.git/commondir && echo planted'
 	! grep -qx planted <<<"$output" || false
 	[ ! -e "$R/ws/.git/commondir" ]
 	run as_nobody env HOME="$R/home" git -C "$R/ws" status
+	[ "$status" -eq 0 ]
+	grep -q '^On branch' <<<"$output"
 	! grep -q PWNED <<<"$output"
 }
 
