@@ -146,6 +146,7 @@ os.execve(fd, ["xonly", "-u", "LD_PRELOAD", "--", "/usr/bin/readlink", "/proc/se
 	mine=$(stat -L -c %i /proc/self/ns/user):$(stat -L -c %i /proc/self/ns/mnt)
 	run agent_nobody ENVSHIM_SANDBOX_NS="$mine" -- "$SPAWN" execvp bash -c 'readlink /proc/self/ns/user'
 	[ "$status" -eq 0 ]
+	[[ "$output" == user:* ]]
 	[ "$output" != "$OUTER_NS" ]
 	# Nor does a namespace a tool makes itself, with the variable to match:
 	# python in its own user namespace execs bash claiming to be inside.
