@@ -57,6 +57,7 @@ clean() {
 	[ "$status" -eq 0 ]
 	clean
 	run "$ENVSHIM" --help
+	[ "$status" -eq 0 ]
 	clean
 	run "$ENVSHIM" check --policy "$BATS_TEST_TMPDIR/bad"
 	[ "$status" -eq 125 ]
