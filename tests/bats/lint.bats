@@ -45,3 +45,38 @@ PY
 	run unchecked '\s*\[\[? .*\]\]? && !? ?\[\[? '
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 }
+
+# A plain `run` always succeeds: what it ran is judged only by what comes
+# after it.  One whose $status and $output nobody looks at before the next
+# `run` or the end of the test checks nothing (`run -N` and `run !` check
+# the status themselves).
+@test "every plain run is looked at before the next run" {
+	run python3 - "$BATS_TEST_DIRNAME" <<'PY'
+import glob, os, re, sys
+used = re.compile(r"\$\{?(status|output|lines|stderr|#lines)|<<<|\b(assert_\w+|no_secrets|lacks|clean|ns_cmp)\b")
+bad = []
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.bats"))):
+    raw = open(f).read().split("\n")
+    stmts, j = [], 0
+    while j < len(raw):
+        n, s = j + 1, raw[j]
+        while s.rstrip().endswith("\\") and j + 1 < len(raw):
+            j += 1
+            s = s.rstrip()[:-1] + " " + raw[j].strip()
+        stmts.append((n, s.strip()))
+        j += 1
+    for k, (n, s) in enumerate(stmts):
+        if not re.match(r"run (?!-\d|!)", s):
+            continue
+        m = k + 1
+        while m < len(stmts) and not re.match(r"run\b", stmts[m][1]) and stmts[m][1] != "}":
+            if used.search(stmts[m][1]):
+                break
+            m += 1
+        else:
+            bad.append("%s:%d: %s" % (os.path.basename(f), n, s[:80]))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+}
