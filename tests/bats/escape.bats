@@ -408,7 +408,8 @@ subprocess.run(["bash", "-c", "echo -n \"shell: \"; python3 keys.py"])
 subprocess.run(["/usr/bin/python3", "keys.py"])'
 	[ "$status" -eq 0 ]
 	grep -q '^read [0-9]* hunter2key$' <<<"${lines[1]}"
-	grep -q '^shell: ' <<<"${lines[0]}"
+	# the probe ran inside, and its search found nothing
+	grep -q '^shell: search ' <<<"${lines[0]}"
 	! grep -q hunter2key <<<"${lines[0]}"
 }
 
