@@ -237,24 +237,6 @@ static const struct {
 #define NSUB	(sizeof(substrings) / sizeof(substrings[0]))
 #define NSUB_K	6	/* the ones with a K, first */
 
-/*
- * The name hash mixes eight upper-cased bytes at a time (the last word
- * zero-filled), so the scan can feed it whole words of a vector.
- */
-#define HSEED	0x6a09e667f3bcc908ULL
-
-static inline uint64_t
-hmix(uint64_t h)
-{
-	h *= 0x9e3779b97f4a7c15ULL;
-	return h ^ (h >> 32);
-}
-
-static inline uint32_t
-hfinal(uint64_t h, size_t n)
-{
-	return (uint32_t)hmix(h ^ (uint64_t)n);
-}
 
 /* Up to 8 bytes at p as a little-endian word, zero above, upper case. */
 static inline uint64_t
@@ -283,12 +265,12 @@ hword(const char *p, size_t n)
 uint32_t
 es_names_hash(const char *s, size_t n)
 {
-	uint64_t h = HSEED;
+	uint64_t h = ES_NHASH_SEED;
 	size_t i;
 
 	for (i = 0; i < n; i += 8)
-		h = hmix(h ^ hword(s + i, n - i < 8 ? n - i : 8));
-	return hfinal(h, n);
+		h = es_nhash_mix(h ^ hword(s + i, n - i < 8 ? n - i : 8));
+	return es_nhash_final(h, n);
 }
 
 /* The first 16 bytes of s (n long) as two words, zero past it. */
@@ -606,21 +588,12 @@ component_class(const struct es_names_tables *ix, const char *name, size_t a,
 	return r | (cls & (ES_NC_AUTH | ES_NC_HEADER));
 }
 
-/* What a scan found. */
-static inline void
-scan_end(struct es_nscan *ns, uint64_t h, size_t i, unsigned acc)
-{
-	if (i >= ES_NS_BYTES)
-		acc |= NB_MANY;
-	ns->hash = hfinal(h, i);
-	ns->bytes = acc & (NB_LOW | NB_ODD | NB_MANY);
-}
 
 size_t
 es_names_scan_scalar(const char *name, size_t len, int stop,
     struct es_nscan *ns)
 {
-	uint64_t h = HSEED, w = 0;
+	uint64_t h = ES_NHASH_SEED, w = 0;
 	unsigned acc = 0;
 	size_t i;
 
@@ -643,116 +616,27 @@ es_names_scan_scalar(const char *name, size_t len, int stop,
 		}
 		w |= (uint64_t)c << (8 * (i & 7));
 		if ((i & 7) == 7) {
-			h = hmix(h ^ w);
+			h = es_nhash_mix(h ^ w);
 			if (i < 16)
 				ns->w[i / 8] = w;
 			w = 0;
 		}
 	}
 	if (i & 7) {
-		h = hmix(h ^ w);
+		h = es_nhash_mix(h ^ w);
 		if (i < 16)
 			ns->w[i / 8] = w;
 	}
-	scan_end(ns, h, i, acc);
+	es_nscan_end(ns, h, i, acc);
 	return i;
 }
 
-#ifdef __SSE2__
-/*
- * The same, 16 bytes a step: where the name stops, its lower-case, cut,
- * K/W and odd bytes as bit masks, and the hash from the upper-cased
- * vector, eight bytes at a time.  Reads no byte at or past len.
- */
+/* Out of line, for the rest of the engine and the tests. */
 size_t
 es_names_scan(const char *name, size_t len, int stop, struct es_nscan *ns)
 {
-	static const unsigned char head[32] = {
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	};
-	const unsigned char *v = (const unsigned char *)name;
-	uint64_t h = HSEED, lo, hi;
-	unsigned acc = 0;
-	size_t i;
-
-	ns->cut = ns->kw = 0;
-
-	for (i = 0;; i += 16) {
-		size_t avail = len - i;
-		unsigned end, in, m;
-		__m128i x, low, odd, d, up;
-
-		if (avail >= 16) {
-			x = _mm_loadu_si128((const __m128i *)(const void *)(v + i));
-			end = 16;
-		} else {
-			x = es_load_short(v + i, avail);
-			end = (unsigned)avail;
-		}
-		if (stop) {
-			m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-			    _mm_cmpeq_epi8(x, _mm_set1_epi8('=')),
-			    _mm_cmpeq_epi8(x, _mm_setzero_si128())));
-			if ((m & ((1u << end) - 1)) != 0)
-				end = (unsigned)__builtin_ctz(m);
-		}
-		in = (1u << end) - 1;
-		low = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('a' - 1)),
-		    _mm_cmplt_epi8(x, _mm_set1_epi8('z' + 1)));
-		odd = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('%')),
-		    _mm_cmpeq_epi8(x, _mm_set1_epi8('(')));
-		/* both are rare: one test for the two */
-		if ((unsigned)_mm_movemask_epi8(_mm_or_si128(low, odd)) & in) {
-			if ((unsigned)_mm_movemask_epi8(low) & in)
-				acc |= NB_LOW;
-			if ((unsigned)_mm_movemask_epi8(odd) & in)
-				acc |= NB_ODD;
-		}
-		/* - . / are 0x2d to 0x2f: one subtraction and a minimum */
-		d = _mm_sub_epi8(x, _mm_set1_epi8('-'));
-		m = (unsigned)_mm_movemask_epi8(
-		    _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(d,
-		    _mm_set1_epi8(2)), d), _mm_or_si128(
-		    _mm_cmpeq_epi8(x, _mm_set1_epi8('_')),
-		    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(':')),
-		    _mm_cmpeq_epi8(x, _mm_setzero_si128()))))) & in;
-		up = _mm_or_si128(x, _mm_set1_epi8(0x20));
-		if (i < ES_NS_BYTES) {
-			ns->cut |= (uint64_t)m << i;
-			ns->kw |= (uint64_t)((unsigned)_mm_movemask_epi8(
-			    _mm_or_si128(_mm_cmpeq_epi8(up, _mm_set1_epi8('k')),
-			    _mm_cmpeq_epi8(up, _mm_set1_epi8('w')))) & in) << i;
-		}
-		/* upper case, and nothing past the name */
-		x = _mm_and_si128(_mm_sub_epi8(x, _mm_and_si128(low,
-		    _mm_set1_epi8(0x20))), _mm_loadu_si128((const __m128i *)
-		    (const void *)(head + 16 - end)));
-		lo = (uint64_t)_mm_cvtsi128_si64(x);
-		hi = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x));
-		if (i == 0) {
-			ns->w[0] = lo;
-			ns->w[1] = hi;
-		}
-		if (end > 0)
-			h = hmix(h ^ lo);
-		if (end > 8)
-			h = hmix(h ^ hi);
-		if (end < 16 || avail == 16) {
-			i += end;
-			break;
-		}
-	}
-	scan_end(ns, h, i, acc);
-	return i;
+	return es_names_scan_i(name, len, stop, ns);
 }
-#else
-size_t
-es_names_scan(const char *name, size_t len, int stop, struct es_nscan *ns)
-{
-	return es_names_scan_scalar(name, len, stop, ns);
-}
-#endif
 
 int
 es_names_secret(const struct es_names_tables *ix, const char *name, size_t len,

@@ -669,7 +669,7 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 		sc.gdrop[i] = 0;
 		if (s != NULL) {
 			len = strlen(s);
-			nlen = es_names_scan(s, len, 1, &ns);
+			nlen = es_names_scan_i(s, len, 1, &ns);
 			bytes += len + 1;
 		}
 		if (s == NULL || s[nlen] != '=' || nlen == 0) {
