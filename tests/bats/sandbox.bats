@@ -87,6 +87,7 @@ policy() {
 	run user ENVSHIM_SANDBOX_NS=1:2 "$SBX" -- sh -c 'env | grep -c "^ENVSHIM_SANDBOX_NS="; echo $ENVSHIM_SANDBOX_NS'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = 1 ]
+	[[ "${lines[1]}" =~ ^[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*$ ]]
 	[ "${lines[1]}" != "1:2" ]
 }
 
