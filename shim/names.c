@@ -316,18 +316,6 @@ es_names_build(struct es_names_tables *t)
 	return 0;
 }
 
-/* Does name equal the upper-case table entry u, ignoring case? */
-static int
-upper_eq(const char *u, const char *name, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if ((unsigned char)u[i] != es_upper((unsigned char)name[i]))
-			return 0;
-	return 1;
-}
-
 unsigned
 es_names_lookup(const struct es_names_tables *ix, const char *name, size_t len,
     uint32_t hash)
@@ -338,35 +326,14 @@ es_names_lookup(const struct es_names_tables *ix, const char *name, size_t len,
 	for (; (e = &ix->ix[slot])->name != 0; slot = (slot + 1) &
 	    (ES_NAMES_IX - 1))
 		if (e->hash == hash && e->len == len &&
-		    upper_eq(es_names[e->name - 1].name, name, len))
+		    es_upper_eq(es_names[e->name - 1].name, name, len))
 			return es_names[e->name - 1].cls;
-	return 0;
-}
-
-/* The same, for a whole name with its scan: words, not bytes, compare. */
-static unsigned
-lookup_s(const struct es_names_tables *ix, const char *name, size_t len,
-    const struct es_nscan *ns)
-{
-	size_t slot = ns->hash & (ES_NAMES_IX - 1);
-	const struct es_names_slot *e;
-
-	for (; (e = &ix->ix[slot])->name != 0; slot = (slot + 1) &
-	    (ES_NAMES_IX - 1)) {
-		const uint64_t *w = ix->name[e->name - 1];
-
-		if (e->hash == ns->hash && e->len == len && w[0] == ns->w[0] &&
-		    w[1] == ns->w[1] && (len <= 16 ||
-		    upper_eq(es_names[e->name - 1].name + 16, name + 16,
-		    len - 16)))
-			return es_names[e->name - 1].cls;
-	}
 	return 0;
 }
 
 /* CARGO_TARGET_<triple>_RUNNER / _LINKER: cargo runs that program. */
-static int
-cargo_target_tool(const char *name, size_t len)
+int
+es_names_cargo_tool(const char *name, size_t len)
 {
 	static const char pfx[] = "CARGO_TARGET_";
 	size_t p = sizeof(pfx) - 1, i, s;
@@ -394,7 +361,7 @@ cargo_target_tool(const char *name, size_t len)
  * it against es_prefixes (es_names_selfcheck).
  */
 #define PB(i)	((uint32_t)1 << (i))
-static const uint32_t pfx_first[256] = {
+const uint32_t es_pfx_first[256] = {
 	['L'] = PB(0) | PB(5) | PB(7) | PB(14), ['D'] = PB(1), ['B'] = PB(2),
 	['_'] = PB(3) | PB(4), ['G'] = PB(6) | PB(17) | PB(18), ['N'] = PB(8),
 	['E'] = PB(9), ['C'] = PB(10), ['R'] = PB(11), ['A'] = PB(12),
@@ -415,34 +382,7 @@ unsigned
 es_names_class_s(const struct es_names_tables *ix, const char *name, size_t len,
     const struct es_nscan *ns)
 {
-	unsigned cls;
-	size_t i;
-	uint32_t m;
-
-	cls = lookup_s(ix, name, len, ns);
-	cls &= ~(unsigned)(ES_NC_COMP | ES_NC_COMP_NF | ES_NC_AUTH |
-	    ES_NC_HEADER);
-	if (len == 0)
-		return cls;
-	for (m = pfx_first[ns->w[0] & 0xff]; m != 0; m &= m - 1) {
-		size_t k = (size_t)__builtin_ctz(m);
-		const struct es_prefix *e = &es_prefixes[k];
-
-		if ((ns->w[0] & ix->pmask[k][0]) == ix->pfx[k][0] &&
-		    (ns->w[1] & ix->pmask[k][1]) == ix->pfx[k][1] &&
-		    len >= e->len && (e->len <= 16 ||
-		    upper_eq(e->pfx + 16, name + 16, e->len - 16)))
-			cls |= e->cls;
-	}
-	if (ns->bytes & NB_ODD)
-		for (i = 0; i + 1 < len; i++)
-			if ((name[i] == '%' && name[i + 1] == '%') ||
-			    (name[i] == '(' && name[i + 1] == ')'))
-				return cls | ES_NC_INJECTION;
-	if (es_upper((unsigned char)name[0]) == 'C' &&
-	    cargo_target_tool(name, len))
-		cls |= ES_NC_INJECTION;
-	return cls;
+	return es_names_class_i(ix, name, len, ns);
 }
 
 static int
@@ -689,7 +629,7 @@ secret_name(const struct es_names_tables *ix, const char *name, size_t len,
 			size_t o = substrings[j].kw, n = substrings[j].len;
 
 			if (at >= o && at - o + n <= len &&
-			    upper_eq(substrings[j].s, name + at - o, n))
+			    es_upper_eq(substrings[j].s, name + at - o, n))
 				return 1;
 		}
 	}
@@ -732,13 +672,13 @@ es_names_selfcheck(void)
 
 	for (i = 0; i < es_nprefixes; i++) {
 		c = (unsigned char)es_prefixes[i].pfx[0];
-		if (i >= 32 || !(pfx_first[c] & ((uint32_t)1 << i)))
+		if (i >= 32 || !(es_pfx_first[c] & ((uint32_t)1 << i)))
 			return -1;
 	}
 	for (c = 0; c < 256; c++) {
 		uint32_t m;
 
-		for (m = pfx_first[c]; m != 0; m &= m - 1)
+		for (m = es_pfx_first[c]; m != 0; m &= m - 1)
 			if ((size_t)__builtin_ctz(m) >= es_nprefixes ||
 			    (unsigned char)es_prefixes[__builtin_ctz(m)].pfx[0]
 			    != c)

@@ -346,4 +346,80 @@ es_names_scan_i(const char *name, size_t len, int stop, struct es_nscan *ns)
 }
 #endif
 
+/*
+ * The prefixes (bits: their index in es_prefixes) that start with this
+ * byte, upper case, and CARGO_TARGET_<triple>_RUNNER / _LINKER: for
+ * es_names_class_i.
+ */
+extern const uint32_t	es_pfx_first[256];
+int		es_names_cargo_tool(const char *name, size_t len);
+
+/* Does name equal the upper-case table entry u, ignoring case? */
+static inline int
+es_upper_eq(const char *u, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)u[i] != es_upper((unsigned char)name[i]))
+			return 0;
+	return 1;
+}
+
+/* es_names_lookup for a whole name with its scan: words, not bytes. */
+static inline unsigned
+es_names_lookup_i(const struct es_names_tables *ix, const char *name,
+    size_t len, const struct es_nscan *ns)
+{
+	size_t slot = ns->hash & (ES_NAMES_IX - 1);
+	const struct es_names_slot *e;
+
+	for (; (e = &ix->ix[slot])->name != 0; slot = (slot + 1) &
+	    (ES_NAMES_IX - 1)) {
+		const uint64_t *w = ix->name[e->name - 1];
+
+		if (e->hash == ns->hash && e->len == len && w[0] == ns->w[0] &&
+		    w[1] == ns->w[1] && (len <= 16 ||
+		    es_upper_eq(es_names[e->name - 1].name + 16, name + 16,
+		    len - 16)))
+			return es_names[e->name - 1].cls;
+	}
+	return 0;
+}
+
+/* es_names_class_s, inline in the filter's loop over envp. */
+static inline unsigned
+es_names_class_i(const struct es_names_tables *ix, const char *name,
+    size_t len, const struct es_nscan *ns)
+{
+	unsigned cls;
+	size_t i;
+	uint32_t m;
+
+	cls = es_names_lookup_i(ix, name, len, ns);
+	cls &= ~(unsigned)(ES_NC_COMP | ES_NC_COMP_NF | ES_NC_AUTH |
+	    ES_NC_HEADER);
+	if (len == 0)
+		return cls;
+	for (m = es_pfx_first[ns->w[0] & 0xff]; m != 0; m &= m - 1) {
+		size_t k = (size_t)__builtin_ctz(m);
+		const struct es_prefix *e = &es_prefixes[k];
+
+		if ((ns->w[0] & ix->pmask[k][0]) == ix->pfx[k][0] &&
+		    (ns->w[1] & ix->pmask[k][1]) == ix->pfx[k][1] &&
+		    len >= e->len && (e->len <= 16 ||
+		    es_upper_eq(e->pfx + 16, name + 16, e->len - 16)))
+			cls |= e->cls;
+	}
+	if (ns->bytes & NB_ODD)
+		for (i = 0; i + 1 < len; i++)
+			if ((name[i] == '%' && name[i + 1] == '%') ||
+			    (name[i] == '(' && name[i + 1] == ')'))
+				return cls | ES_NC_INJECTION;
+	if (es_upper((unsigned char)name[0]) == 'C' &&
+	    es_names_cargo_tool(name, len))
+		cls |= ES_NC_INJECTION;
+	return cls;
+}
+
 #endif

@@ -484,7 +484,7 @@ decide(const struct ctx *c, const char *s, size_t nlen,
 	for (k = 0; named && c->forced != NULL && c->forced[k] != NULL; k++)
 		if (same_name(c->forced[k], s, nlen))
 			return V(ES_DROP, ES_R_LOCKED);
-	cls = es_names_class_s(p->names_ix, s, nlen, ns);
+	cls = es_names_class_i(p->names_ix, s, nlen, ns);
 	if (cls & ES_NC_LOCKED)
 		return V(ES_DROP, ES_R_LOCKED);
 	if ((ns->w[0] & 0xffffff) == ('L' | 'D' << 8 | '_' << 16))	/* LD_* */
