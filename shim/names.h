@@ -18,6 +18,12 @@
 
 #include "es_policy.h"	/* ES_NAMES_IX */
 
+/*
+ * All of it is internal to the library: its tables are reached without
+ * the GOT and its pointer, which the dynamic linker would relocate.
+ */
+#pragma GCC visibility push(hidden)
+
 /* Class bits of a name (or of a name component). */
 #define ES_NC_INJECTION	0x0001	/* Tier A: always dropped */
 #define ES_NC_SECRET	0x0002	/* exact secret name */
@@ -421,5 +427,7 @@ es_names_class_i(const struct es_names_tables *ix, const char *name,
 		cls |= ES_NC_INJECTION;
 	return cls;
 }
+
+#pragma GCC visibility pop
 
 #endif
