@@ -573,17 +573,23 @@ def bench_ctor(home, shim_err, child_env, snoopy):
 
 # ---- 4. sandboxed shell ----------------------------------------------------
 
+def nobody_dirs():
+    """A workspace and a home owned by uid 65534.  The helper refuses a
+    workspace that is HOME or holds it: a project directory and a home of
+    their own, as a user has."""
+    dirs = (tempfile.mkdtemp(prefix="envshim-bench-ws."),
+            tempfile.mkdtemp(prefix="envshim-bench-home."))
+    for d in dirs:
+        os.chmod(d, 0o755)
+        if os.geteuid() == 0:
+            os.chown(d, NOBODY, NOBODY)
+    return dirs
+
+
 def bench_sandbox(home):
     log("== sandbox: sh -c true x%d, %d rounds" % (SBX_N, SBX_ROUNDS))
-    ws = tempfile.mkdtemp(prefix="envshim-bench-ws.")
-    # The helper refuses a workspace that is HOME or holds it: a project
-    # directory and a home of their own, as a user has.
-    hd = tempfile.mkdtemp(prefix="envshim-bench-home.")
+    ws, hd = nobody_dirs()
     try:
-        for d in (ws, hd):
-            os.chmod(d, 0o755)
-            if os.geteuid() == 0:
-                os.chown(d, NOBODY, NOBODY)
         env = dict(dev_env(hd))
         env["ENVSHIM_WORKSPACE"] = ws
         sh = ["/bin/sh", "-c", "true"]
@@ -646,13 +652,8 @@ def bench_contain(home, shim_err):
             missing("contain mode: " + b, "envshim --contain",
                     shim_err or "build/envshim not built")
         return
-    ws = tempfile.mkdtemp(prefix="envshim-bench-ws.")
-    hd = tempfile.mkdtemp(prefix="envshim-bench-home.")
+    ws, hd = nobody_dirs()
     try:
-        for d in (ws, hd):
-            os.chmod(d, 0o755)
-            if os.geteuid() == 0:
-                os.chown(d, NOBODY, NOBODY)
         env = clean_env(hd)
         for bench, agent, n in (
                 ("agent start (`/bin/true` as the agent)", ["/bin/true"], None),
