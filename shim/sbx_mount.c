@@ -117,7 +117,17 @@ root_ro_each(void)
 		buf[have] = '\0';
 		if (have == 0)
 			break;
-		if ((nl = strchr(buf, '\n')) == NULL && n > 0)
+		nl = strchr(buf, '\n');
+		/*
+		 * A line longer than buf (an overlay's long option list): the
+		 * mounts after it would stay writable, so refuse instead.
+		 */
+		if (nl == NULL && have == sizeof(buf) - 1) {
+			close(fd);
+			errno = E2BIG;
+			return -1;
+		}
+		if (nl == NULL && n > 0)
 			continue;
 		if (nl == NULL)
 			nl = buf + have;

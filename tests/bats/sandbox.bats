@@ -135,6 +135,27 @@ policy() {
 	[ -d "$WS/d" ]
 }
 
+@test "without mount_setattr (Linux < 5.12) the remount fallback makes the same tree read-only" {
+	NOSA="$BATS_TEST_DIRNAME/../../build/progs/nosetattr"
+	mkdir -p "$ROOT/outside" "$WS/.git/hooks"
+	[ "$(id -u)" = 0 ] && chown -R 65534 "$ROOT/outside" "$WS/.git"
+	# Control: under nosetattr the call really fails as on an old kernel.
+	run user "$NOSA" python3 -c 'import ctypes, os
+r = ctypes.CDLL(None, use_errno=True).syscall(442, -100, b"/", 0, None, 0)
+print(r, os.strerror(ctypes.get_errno()))'
+	[ "$output" = "-1 Function not implemented" ]
+	run user "$NOSA" "$SBX" -- sh -c "touch \$HOME/x 2>&1; touch $ROOT/outside/y 2>&1; touch $WS/.git/hooks/h 2>&1; echo kept >$WS/result; echo done"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$H/x"*"Read-only file system"* ]]
+	[[ "$output" == *"$ROOT/outside/y"*"Read-only file system"* ]]
+	[[ "$output" == *"$WS/.git/hooks/h"*"Read-only file system"* ]]
+	[ "${lines[-1]}" = done ]
+	[ ! -e "$H/x" ]
+	[ ! -e "$ROOT/outside/y" ]
+	[ ! -e "$WS/.git/hooks/h" ]
+	[ "$(cat "$WS/result")" = kept ]
+}
+
 @test "/tmp and /dev/shm are private" {
 	marker=$(mktemp /tmp/envshim-host.XXXXXX)
 	chmod 644 "$marker"
