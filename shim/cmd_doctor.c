@@ -346,7 +346,7 @@ check_system(struct doc *d)
 {
 	struct utsname	u;
 	char		msg[512];
-	int		maj = 0, min = 0;
+	int		maj = 0, min = 0, abi;
 	const char	*gv = gnu_get_libc_version();
 
 	sscanf(gv, "%d.%d", &maj, &min);
@@ -366,15 +366,15 @@ check_system(struct doc *d)
 	    "mount proc on /proc: the shim reads /proc/self/exe and "
 	    "/proc/self/ns");
 	/* Not a failure: older kernels leave a documented gap instead. */
-	if (es_landlock_abi() >= ES_LANDLOCK_SCOPE_ABI)
+	abi = es_landlock_abi();
+	if (abi >= ES_LANDLOCK_SCOPE_ABI)
 		snprintf(msg, sizeof(msg), "ABI %d: abstract sockets and "
-		    "signals outside the sandbox are out of reach",
-		    es_landlock_abi());
+		    "signals outside the sandbox are out of reach", abi);
 	else
 		snprintf(msg, sizeof(msg), "no scoping (ABI %d, needs %d, "
 		    "Linux 6.12): with network on, the sandbox reaches "
 		    "abstract sockets outside; 'network off' cuts them",
-		    es_landlock_abi(), ES_LANDLOCK_SCOPE_ABI);
+		    abi, ES_LANDLOCK_SCOPE_ABI);
 	result(d, 1, "landlock", msg, NULL);
 }
 

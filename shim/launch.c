@@ -250,6 +250,7 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 	char proc[32], real[ES_PATH_MAX];
 	const char *name = path;
 	ssize_t n, r;
+	int agentfile;
 
 	if (fstat(fd, &sb) != 0) {
 		t->err = errno;
@@ -263,14 +264,18 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 		real[r > 0 ? r : 0] = '\0';
 		name = r > 0 ? real : NULL;
 	}
-	/* For interpreters the agent is the script: `node build.js` is a tool. */
+	/*
+	 * For interpreters the agent is the script: `node build.js` is a tool.
+	 * Only the agent's own file, or an exec in place that hands the agent
+	 * on, needs the script's hash: no other launch pays for it.
+	 */
 	t->dev = sb.st_dev;
 	t->ino = sb.st_ino;
-	if (top)
+	agentfile = top && s->have_agent && !s->inside &&
+	    sb.st_dev == s->agent_dev && sb.st_ino == s->agent_ino;
+	if (agentfile || (top && s->self_launcher))
 		t->script = es_agent_script(name != NULL ? name : path, argv);
-	if (top && s->have_agent && !s->inside &&
-	    sb.st_dev == s->agent_dev && sb.st_ino == s->agent_ino &&
-	    (s->agent_script == 0 || t->script == s->agent_script))
+	if (agentfile && (s->agent_script == 0 || t->script == s->agent_script))
 		t->agent = 1;
 	n = pread(fd, head, sizeof(head), 0);
 	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);

@@ -94,14 +94,19 @@ records() {
 	[ "$output" = "$OUTER_NS" ]
 }
 
+# The last run was static_hello, launched as $1: it ran, in a user
+# namespace other than the agent's (what it printed), and the log agrees.
+hello_in_sandbox() {
+	[ "${lines[0]}" = "static hello" ]
+	[[ "${lines[1]}" == "ns user:"* ]]
+	[ "${lines[1]}" != "ns $OUTER_NS" ]
+	records | grep '"path":"'"$1"'"' | grep -q '"action":"sandbox"'
+}
+
 @test "a static program goes to the sandbox by default (unfollowable sandbox)" {
 	run agent_nobody -- "$SPAWN" execve "$BATS_TEST_TMPDIR/bin/static_hello"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "static hello" ]
-	# where it really ran: not the agent's namespace
-	[[ "${lines[1]}" == "ns user:"* ]]
-	[ "${lines[1]}" != "ns $OUTER_NS" ]
-	records | grep '"path":"'"$BATS_TEST_TMPDIR"'/bin/static_hello"' | grep -q '"action":"sandbox"'
+	hello_in_sandbox "$BATS_TEST_TMPDIR/bin/static_hello"
 }
 
 @test "a relative program spawned after a chdir file action is not judged in the wrong directory" {
@@ -134,11 +139,7 @@ os.execve(fd, ["xonly", "-u", "LD_PRELOAD", "--", "/usr/bin/readlink", "/proc/se
 	chmod 0755 "$BATS_TEST_TMPDIR/ws/xscript"
 	run agent_nobody -- "$SPAWN" execve "$BATS_TEST_TMPDIR/ws/xscript"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "static hello" ]
-	# where it really ran: not the agent's namespace
-	[[ "${lines[1]}" == "ns user:"* ]]
-	[ "${lines[1]}" != "ns $OUTER_NS" ]
-	records | grep '"path":"'"$BATS_TEST_TMPDIR"'/ws/xscript"' | grep -q '"action":"sandbox"'
+	hello_in_sandbox "$BATS_TEST_TMPDIR/ws/xscript"
 }
 
 @test "no environment variable makes the shim skip the sandbox" {
