@@ -23,19 +23,27 @@ ES_CFLAGS	:= -std=c11 -D_GNU_SOURCE -Iinclude $(ES_WARN) \
 		   -DES_SYSCONFDIR='"$(SYSCONFDIR)"'
 ES_LDFLAGS	:= -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack
 
-# The pure core: no hooks, no I/O, no globals.  Linked into everything.
-CORE		:= policy parse names names_ix shapes sniff audit
-# Reading policy files from disk (constructor, command, helper).
-LOAD		:= load
-LIB_OBJS	:= $(addprefix $(B)/pic/,$(addsuffix .o,interpose launch ctor root $(LOAD) $(CORE)))
-CMD_SRCS	:= shim/envshim.c $(sort $(wildcard shim/cmd_*.c))
-# root and launch: envshim --contain computes the launch root's state.
-CMD_OBJS	:= $(patsubst shim/%.c,$(B)/obj/%.o,$(CMD_SRCS)) \
-		   $(addprefix $(B)/obj/,$(addsuffix .o,root launch landlock $(LOAD) $(CORE)))
-# The helper's own files: sandbox.c (the outer, main) and shim/sbx_*.c.
-SBX_OWN		:= sandbox $(patsubst shim/%.c,%,$(sort $(wildcard shim/sbx_*.c)))
-SBX_UNITS	:= $(SBX_OWN) landlock $(LOAD) $(CORE)
-CORE_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,$(LOAD) $(CORE)))
+# One folder per part (docs/design.md), each a wildcard: a new file in a
+# room needs no edit here.  Dependencies run one way: cli -> preload and
+# sandbox -> engine.
+#   engine	the policy engine (pure) and reading policy files
+#   preload	libenvshim.so: hooks, constructor, launch root, launch planning
+#   sandbox	envshim-sandbox, the helper
+#   cli		the envshim command
+room		= $(sort $(wildcard shim/$(1)/*.c))
+ENGINE_SRCS	:= $(filter-out %/gen_names_ix.c,$(call room,engine))
+ENGINE		:= $(patsubst shim/%.c,%,$(ENGINE_SRCS))
+PRELOAD		:= $(patsubst shim/%.c,%,$(call room,preload))
+SANDBOX		:= $(patsubst shim/%.c,%,$(call room,sandbox))
+CLI		:= $(patsubst shim/%.c,%,$(call room,cli))
+# What the command takes from the other rooms: --contain computes the
+# launch root's state (root, launch), doctor asks the kernel for Landlock.
+CLI_USES	:= preload/root preload/launch sandbox/landlock
+
+LIB_OBJS	:= $(addprefix $(B)/pic/,$(addsuffix .o,$(PRELOAD) $(ENGINE)))
+CMD_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,$(CLI) $(CLI_USES) $(ENGINE)))
+SBX_UNITS	:= $(SANDBOX) $(ENGINE)
+CORE_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,$(ENGINE)))
 
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
@@ -91,8 +99,8 @@ $(B)/obj/%.o: shim/%.c $(B)/paths.stamp
 
 # -Bsymbolic-functions: the hooks' calls to each other (syscall -> execve)
 # and their addresses are bound at link time, not looked up in every process.
-$(B)/libenvshim.so: $(LIB_OBJS) shim/libenvshim.map
-	$(CC) -shared -Wl,--version-script=shim/libenvshim.map \
+$(B)/libenvshim.so: $(LIB_OBJS) shim/preload/libenvshim.map
+	$(CC) -shared -Wl,--version-script=shim/preload/libenvshim.map \
 	    -Wl,--no-undefined -Wl,-Bsymbolic-functions $(ES_LDFLAGS) $(CFLAGS) \
 	    $(LDFLAGS) -o $@ $(LIB_OBJS) -ldl
 
@@ -100,6 +108,7 @@ $(B)/envshim: $(CMD_OBJS)
 	$(CC) -pie $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS)
 
 $(B)/musl/%.o: shim/%.c $(B)/paths.stamp | $(B)/musl/kinc
+	@mkdir -p $(@D)
 	$(CC) $(MUSL_INC) $(ES_CFLAGS) -DES_SBX_STATIC -fPIE $(CFLAGS) -c -o $@ $<
 
 $(B)/musl/kinc:
@@ -108,8 +117,7 @@ $(B)/musl/kinc:
 	ln -sfn /usr/include/asm-generic $@/asm-generic
 	ln -sfn /usr/include/$(MULTIARCH)/asm $@/asm
 
-$(addprefix $(B)/obj/,$(addsuffix .o,$(SBX_OWN))): \
-    ES_CFLAGS += $(if $(SBX_STATIC),-DES_SBX_STATIC)
+$(B)/obj/sandbox/outer.o: ES_CFLAGS += $(if $(SBX_STATIC),-DES_SBX_STATIC)
 $(B)/envshim-sandbox: $(SBX_OBJS)
 	$(CC) $(SBX_LINK) $(ES_LDFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(SBX_OBJS) \
 	    $(SBX_LIBS)
@@ -121,10 +129,10 @@ $(B)/tests/%: tests/unit/%.c $(CORE_OBJS)
 	$(CC) $(ES_CFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
 	    $(CORE_OBJS) -lcmocka
 
-$(B)/asan/%: tests/unit/%.c $(addprefix shim/,$(addsuffix .c,$(LOAD) $(CORE)))
+$(B)/asan/%: tests/unit/%.c $(ENGINE_SRCS)
 	@mkdir -p $(@D)
 	$(CC) $(ES_CFLAGS) -O1 -g $(ASAN_FLAGS) -Wno-missing-prototypes -o $@ \
-	    $< $(addprefix shim/,$(addsuffix .c,$(LOAD) $(CORE))) -lcmocka
+	    $< $(ENGINE_SRCS) -lcmocka
 
 # Small real programs the bats tests run under the shim; static_* are
 # linked statically on purpose (the shim cannot enter them).
@@ -167,7 +175,7 @@ clang-build:
 	    $(B)/clang/envshim $(B)/clang/envshim-sandbox
 
 bats: all $(PROG_BINS) $(B)/progs/go_agent
-	bats --print-output-on-failure tests/bats
+	bats --print-output-on-failure -r tests/bats
 
 # The command and the helper under ASan+UBSan for sanitize.bats (never the
 # preloaded shim: ASan must be the first library a process loads).
@@ -194,7 +202,7 @@ FUZZ_LIMIT	?= -max_total_time=$(FUZZ_SECONDS)
 FUZZ_SHORT_RUNS	?= 200000
 FUZZ_TARGETS	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_BINS	:= $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
-FUZZ_SRCS	:= $(addprefix shim/,$(addsuffix .c,$(CORE)))
+FUZZ_SRCS	:= $(ENGINE_SRCS)
 
 $(B)/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_SRCS)
 	@mkdir -p $(@D)
@@ -224,8 +232,9 @@ fuzz-short:
 REPORT_FUZZ_SECONDS ?= 60
 security-report: all asan-bins $(PROG_BINS) $(FUZZ_BINS)
 	@mkdir -p $(B)/report
-	@for t in bypass escape stress sanitize valgrind; do echo "== bats $$t"; \
-	    bats --tap tests/bats/$$t.bats >$(B)/report/$$t.tap 2>&1 || true; done
+	@for t in preload/bypass sandbox/escape preload/stress sanitize \
+	    preload/valgrind; do echo "== bats $$t"; \
+	    bats --tap tests/bats/$$t.bats >$(B)/report/$${t#*/}.tap 2>&1 || true; done
 	@rm -f $(B)/fuzz/*.log
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(REPORT_FUZZ_SECONDS)
 	python3 tests/security_report.py $(B) docs/security.md
@@ -276,12 +285,13 @@ clean:
 	rm -rf $(B)
 
 # The builtin name index, computed once here instead of in every process.
-names-ix: $(B)/obj/names.o $(B)/obj/names_ix.o
-	$(CC) $(ES_CFLAGS) $(CFLAGS) -o $(B)/gen_names_ix shim/gen_names_ix.c \
-	    $(B)/obj/names.o $(B)/obj/names_ix.o
-	$(B)/gen_names_ix >shim/names_ix.c.new && mv shim/names_ix.c.new shim/names_ix.c
+names-ix: $(B)/obj/engine/names.o $(B)/obj/engine/names_ix.o
+	$(CC) $(ES_CFLAGS) $(CFLAGS) -o $(B)/gen_names_ix shim/engine/gen_names_ix.c \
+	    $(B)/obj/engine/names.o $(B)/obj/engine/names_ix.o
+	$(B)/gen_names_ix >shim/engine/names_ix.c.new && \
+	    mv shim/engine/names_ix.c.new shim/engine/names_ix.c
 
 .PHONY: all deps names-ix unit unit-asan asan-bins clang-build bats check bench demo clean install \
 	uninstall FORCE fuzz fuzz-bins fuzz-short security-report
 
--include $(wildcard $(B)/obj/*.d $(B)/pic/*.d $(B)/musl/*.d)
+-include $(wildcard $(B)/obj/*/*.d $(B)/pic/*/*.d $(B)/musl/*/*.d)

@@ -1,6 +1,6 @@
 # Shared setup for the envshim command's bats files: the built binary and a
 # private HOME, so the user's own ~/.config/envshim/policy never leaks in.
-ENVSHIM="$BATS_TEST_DIRNAME/../../build/envshim"
+ENVSHIM="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/envshim"
 
 cli_setup() {
 	[ -x "$ENVSHIM" ] || { echo "build/envshim missing: run make" >&2; return 1; }

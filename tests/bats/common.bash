@@ -1,6 +1,6 @@
 # Shared by the bats files: where the build is, and how to run an "agent"
 # under the real shim in a known environment.
-ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=$ROOT/build
 SHIM=$BUILD/libenvshim.so
 HELPER=$BUILD/envshim-sandbox

@@ -37,7 +37,9 @@ SHIM = os.path.join(B, "libenvshim.so")
 HELPER = os.path.join(B, "envshim-sandbox")
 ENVSHIM = os.path.join(B, "envshim")
 DOC = os.path.join(ROOT, "docs", "performance.md")
-CORE = ["load", "policy", "parse", "names", "names_ix", "shapes", "sniff", "audit"]
+# The engine room (shim/engine/), as the Makefile builds it.
+CORE = sorted(os.path.basename(p)[:-2] for p in glob.glob("shim/engine/*.c")
+              if not os.path.basename(p).startswith("gen_"))
 NOBODY = 65534
 PYTHON = "/usr/bin/python3"	# not a pyenv shim: that is a shell script
 VG_TOOL = "/usr/libexec/valgrind/callgrind-amd64-linux"
@@ -117,7 +119,7 @@ def build():
         cmd = base + ["-o", os.path.join(BB, out)] + \
             [os.path.join("tests/bench", s) for s in srcs] + extra
         subprocess.run(cmd, check=True)
-    objs = [os.path.join(B, "obj", o + ".o") for o in CORE]
+    objs = [os.path.join(B, "obj", "engine", o + ".o") for o in CORE]
     gone = [o for o in objs if not os.path.exists(o)]
     if gone:
         return "engine objects not built: " + " ".join(
@@ -473,7 +475,7 @@ def callgrind(cmd, env, toggle=None, cwd=None):
 def ctor_name():
     """The shim's constructor, read from its sources (style(9): the name
     starts the line after the return type)."""
-    for path in sorted(glob.glob("shim/*.c")):
+    for path in sorted(glob.glob("shim/*/*.c")):
         src = open(path).read()
         m = re.search(r"constructor\)\)[^\n]*\n\s*(\w+)\s*\(", src) or \
             re.search(r"constructor\)\)[^(\n]*?(\w+)\s*\(", src)

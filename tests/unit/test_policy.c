@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "es_policy.h"
-#include "../../shim/names.h"
+#include "../../shim/engine/names.h"
 
 static struct es_policy pol;
 

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "es_policy.h"
-#include "../../shim/names.h"
+#include "../../shim/engine/names.h"
 
 struct row {
 	const char	*name;		/* the case */

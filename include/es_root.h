@@ -1,0 +1,136 @@
+/*
+ * es_root.h - the launch root's state: what the preloaded library's
+ * constructor fills in every process, and what `envshim --contain`
+ * computes for an agent the library cannot enter (root.c in
+ * shim/preload/), with the async-signal-safe pieces both use.
+ */
+#ifndef ES_ROOT_H
+#define ES_ROOT_H
+
+#include <sys/types.h>
+
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+
+#include "es_exec.h"
+#include "es_policy.h"
+
+#define ES_MAX_POPEN	64	/* popen streams open at once */
+#define ES_NFORCED	7	/* LD_PRELOAD and the ENVSHIM_* a child inherits */
+
+/* What each string of the state may hold, with its NUL. */
+#define ES_CAP_PRELOAD	(ES_PATH_MAX + 16)		/* LD_PRELOAD=... */
+#define ES_CAP_AGENT	80				/* ENVSHIM_AGENT=d:i:s, 3x20 digits */
+#define ES_CAP_NS	64				/* ENVSHIM_SANDBOX_NS=... */
+#define ES_CAP_WS	(ES_PATH_MAX + 32)		/* ENVSHIM_WORKSPACE=... */
+#define ES_CAP_LAUNCH	(ES_SNAPSHOT_MAX * 34 + 32)	/* ENVSHIM_LAUNCH=... */
+#define ES_CAP_CONFIG	(ES_POLICY_TEXT_MAX + 32)	/* ENVSHIM_CONFIG=... */
+/* Room for all of them at their largest, the helper and the log path. */
+#define ES_SHIM_TEXT	(1 + ES_CAP_PRELOAD + 2 * ES_PATH_MAX + ES_CAP_AGENT + \
+			 ES_CAP_NS + ES_CAP_WS + ES_CAP_LAUNCH + ES_CAP_CONFIG)
+
+/* Contain mode's launch state: present only in the agent's namespace. */
+#define ES_CONTAIN_NAME	"envshim/contain"
+#define ES_CONTAIN_FILE	"/etc/" ES_CONTAIN_NAME
+#define ES_CONTAIN_MAX	(ES_POLICY_TEXT_MAX + ES_SNAPSHOT_MAX * 34 + 2 * ES_PATH_MAX + 256)
+
+typedef int (*es_execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*es_execveat_fn)(int, const char *, char *const[], char *const[], int);
+typedef int (*es_fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*es_spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+    const posix_spawnattr_t *, char *const[], char *const[]);
+typedef int (*es_pidfd_spawn_fn)(int *, const char *, const posix_spawn_file_actions_t *,
+    const posix_spawnattr_t *, char *const[], char *const[]);
+typedef int (*es_pclose_fn)(FILE *);
+typedef long (*es_syscall_fn)(long, ...);
+
+/*
+ * Written by the constructor, then only read (but for the popen table).
+ * What a child writes is packed: the strings share text (es_text_put),
+ * since a 4 KiB array per string cost a page fault each.  The policy's
+ * head, which es_policy_init clears, follows the small fields on their
+ * page, and its last field shares one with the snapshot.
+ */
+struct es_shim {
+	volatile sig_atomic_t	 ready;
+	int			 broken;	/* refuse every launch: why[] */
+	int			 inside;	/* in the sandbox (namespace-proven) */
+	int			 have_agent;
+	dev_t			 agent_dev;
+	ino_t			 agent_ino;
+	unsigned long long	 agent_script;	/* es_agent_script of the root */
+	int			 self_launcher;	/* the agent, as a shell or env... */
+	pid_t			 self_pid;	/* ...when getpid() is still this */
+	long			 sandbox_pid;	/* inside: the sandboxed launch's pid outside */
+	const char		*ldso;		/* the ld.so that loaded us: a */
+						/* target naming another loader */
+						/* is unfollowable */
+	es_execve_fn		 real_execve;
+	es_execveat_fn		 real_execveat;
+	es_fexecve_fn		 real_fexecve;
+	es_spawn_fn		 real_posix_spawn;
+	es_pidfd_spawn_fn	 real_pidfd_spawn;
+	es_pclose_fn		 real_pclose;
+	es_syscall_fn		 real_syscall;
+	const char		*forced[ES_NFORCED + 1];
+	const char		*quiet[ES_NFORCED + 3];	/* forced, and the */
+						/* root's own ENVSHIM_POLICY/MODE */
+	char			 why[320];
+	/* Each "" until set once; all point into text. */
+	char			*helper;	/* next to the shim: es_helper */
+	char			*log_path;
+	char			*e_preload;
+	char			*e_agent;
+	char			*e_ns;
+	char			*e_ws;
+	char			*e_launch;
+	char			*e_config;
+	size_t			 text_used;
+	struct es_policy	 pol;
+	struct es_snapshot	 snap;
+	char			 text[ES_SHIM_TEXT];
+	struct {
+		FILE	*f;		/* published last */
+		pid_t	 pid;		/* 0 free, -1 claimed */
+	} popen[ES_MAX_POPEN];
+};
+
+/* ---- root.c: the launch root's state; also used by `envshim --contain` ---- */
+
+/* Sets s->broken with the reason a then b (b may be NULL). */
+void	 es_broken(struct es_shim *, const char *a, const char *b);
+/* Points every string of the state that is not set yet at "". */
+void	 es_text_init(struct es_shim *);
+/*
+ * Copies "NAME=VALUE" (VALUE alone when name is NULL) into the state's
+ * text; returns the copy, or NULL when it needs more than cap bytes.
+ */
+char	*es_text_put(struct es_shim *, size_t cap, const char *name,
+	    const char *value);
+/* Where a string of at most cap bytes can be built in place. */
+char	*es_text_room(struct es_shim *, size_t cap, size_t *room);
+/* Keeps the len bytes (and a NUL) built at es_text_room; returns them. */
+char	*es_text_keep(struct es_shim *, size_t len);
+/*
+ * The launch root's work: policy layers (policyfile may be NULL), mode
+ * ("audit", "enforce" or NULL), the snapshot of envp, the agent (dev:ino
+ * of exe, and its script when exe is an interpreter: argv), the
+ * workspace (the working directory).  Fills pol, snap, log_path and the
+ * e_config, e_launch, e_agent and e_ws entries.  Never fails: s->broken says.
+ */
+void	 es_root_init(struct es_shim *, const char *policyfile, const char *mode,
+	    char *const *envp, const char *exe, char *const *argv);
+
+/* ---- launch.c: async-signal-safe, shared with root.c and the command ---- */
+
+/* Appends s to dst (cap bytes); returns 0, or -1 when it would not fit. */
+int	 es_cat(char *dst, size_t cap, const char *s);
+/* What identifies the script an interpreter runs (argv), or 0. */
+unsigned long long es_agent_script(const char *exe, char *const *argv);
+/* "ENVSHIM_AGENT=dev:ino:script" into buf (ES_CAP_AGENT bytes). */
+char	*es_agent_var(char *buf, dev_t, ino_t, unsigned long long script);
+/* "/proc/self/fd/N" for fd, into buf. */
+char	*es_fd_path(char *buf, int fd);
+
+#endif

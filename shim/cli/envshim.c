@@ -1,0 +1,363 @@
+/*
+ * envshim.c - the envshim command: dispatch, and the run mode that starts
+ * an agent with the shim preloaded.
+ *
+ * The run mode MUST validate every policy layer before it starts anything:
+ * a policy the shim would refuse must stop the launch here, with the file
+ * and line, instead of leaving an agent whose every command is refused.
+ * It MUST remove the inherited ENVSHIM_* launch state, so the agent is the
+ * launch root and not a child of some earlier envshim.
+ */
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "es_exec.h"
+#include "es_load.h"
+#include "cmd.h"
+
+#ifndef ES_VERSION
+#define ES_VERSION	"unknown"
+#endif
+#ifndef ES_LIBDIR
+#define ES_LIBDIR	"/usr/local/lib/envshim"
+#endif
+#ifndef ES_LIBEXECDIR
+#define ES_LIBEXECDIR	"/usr/local/libexec/envshim"
+#endif
+
+static const char usage_text[] =
+"usage: envshim [--policy FILE] [--audit] [--] COMMAND [ARGS...]\n"
+"       envshim --contain [--policy FILE] [--audit] [--] COMMAND [ARGS...]\n"
+"       envshim check [--policy FILE] [--format=table|tsv|json] "
+"[-- NAME=VALUE ...]\n"
+"       envshim policy [--policy FILE] [--builtin]\n"
+"       envshim log [FILE | -] [--policy FILE] [--json] [--since TIME]\n"
+"       envshim doctor [--policy FILE]\n"
+"       envshim --help | --version\n"
+"\n"
+"Runs COMMAND (an AI agent) with libenvshim.so preloaded: every program it\n"
+"starts gets an environment filtered by the policy, and shells run in a\n"
+"sandbox.\n"
+"\n"
+"  --policy FILE  read FILE after the builtin, /etc and ~/.config layers\n"
+"  --audit        decide and log everything, change nothing\n"
+"  --contain      for agents the shim cannot enter (static, Go, LD_* strippers):\n"
+"                 a namespace whose /etc/ld.so.preload loads the shim\n"
+"  check          show what the policy does to each variable (never values)\n"
+"  policy         print the effective policy, each line with its origin\n"
+"  log            the audit log as a process tree, with a summary\n"
+"  doctor         check that this system can run envshim, and say how to fix it\n"
+"\n"
+"To run a program named like a subcommand, write: envshim -- check\n"
+"\n"
+"Exit status: 125 envshim failed, 126 COMMAND cannot be executed,\n"
+"127 COMMAND not found, otherwise the status of COMMAND.\n";
+
+static const char *const inherited[] = {
+	"ENVSHIM_LAUNCH", "ENVSHIM_CONFIG", "ENVSHIM_AGENT",
+	"ENVSHIM_WORKSPACE", "ENVSHIM_SANDBOX_NS"
+};
+
+/* The shim next to this binary (the build tree), else the installed one. */
+static int
+find_shim(char *buf, size_t len)
+{
+	char	 self[PATH_MAX];
+	ssize_t	 n;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		if ((size_t)snprintf(buf, len, "%s/libenvshim.so",
+		    dirname(self)) < len && access(buf, R_OK) == 0)
+			return 0;
+	}
+	if ((size_t)snprintf(buf, len, "%s/libenvshim.so", ES_LIBDIR) < len &&
+	    access(buf, R_OK) == 0)
+		return 0;
+	fprintf(stderr, "envshim: cannot find libenvshim.so next to the "
+	    "envshim binary or in %s; reinstall envshim\n", ES_LIBDIR);
+	return -1;
+}
+
+/* Can the shim find the helper: next to itself, else installed (es_helper)? */
+static int
+have_helper(const char *shim)
+{
+	char	real[PATH_MAX], buf[PATH_MAX + 32];
+
+	if (realpath(shim, real) != NULL &&
+	    (size_t)snprintf(buf, sizeof(buf), "%s/envshim-sandbox",
+	    dirname(real)) < sizeof(buf) && access(buf, X_OK) == 0)
+		return 1;
+	return access(ES_LIBEXECDIR "/envshim-sandbox", X_OK) == 0;
+}
+
+/*
+ * The sandbox makes the agent's working directory writable, so the helper
+ * refuses one that is / or holds the home directory: every shell the
+ * agent started there would be refused.  Why, or NULL; the canonical
+ * directory in ws.
+ */
+static const char *
+bad_workspace(char *ws, size_t len)
+{
+	char		 cwd[PATH_MAX], home[PATH_MAX];
+	const char	*h = getenv("HOME");
+	size_t		 n;
+
+	if (len < PATH_MAX || getcwd(cwd, sizeof(cwd)) == NULL ||
+	    realpath(cwd, ws) == NULL)
+		return NULL;	/* the helper says what is wrong */
+	if (strcmp(ws, "/") == 0)
+		return "is the root directory";
+	if (h == NULL || h[0] != '/' || realpath(h, home) == NULL)
+		return NULL;
+	n = strlen(ws);
+	if (strncmp(ws, home, n) != 0 || (home[n] != '/' && home[n] != '\0'))
+		return NULL;
+	return home[n] == '\0' ? "is your home directory" :
+	    "holds your home directory";
+}
+
+/* Absolute, without resolving links: the file checked is the file named. */
+static int
+absolute(const char *path, char *buf, size_t len)
+{
+	char	cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return (size_t)snprintf(buf, len, "%s", path) < len ? 0 : -1;
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return -1;
+	return (size_t)snprintf(buf, len, "%s/%s", cwd, path) < len ? 0 : -1;
+}
+
+/*
+ * Why the shim could not follow into file, or NULL.  The loader ignores
+ * LD_PRELOAD for setuid/setgid/capability programs and static programs
+ * have no loader at all: whatever such an agent starts is unfiltered.
+ */
+static const char *
+unenterable(const char *file, int depth)
+{
+	unsigned char	 head[ES_SNIFF_HEAD];
+	struct es_sniff	 sn;
+	struct stat	 st;
+	char		 judge[PATH_MAX];
+	const char	*j;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) == -1)
+		return NULL;	/* execvp reports it */
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	if (st.st_mode & S_ISUID) {
+		close(fd);
+		return "is setuid: the loader ignores LD_PRELOAD for it";
+	}
+	if (st.st_mode & S_ISGID) {
+		close(fd);
+		return "is setgid: the loader ignores LD_PRELOAD for it";
+	}
+	if (fgetxattr(fd, "security.capability", NULL, 0) > 0) {
+		close(fd);
+		return "has file capabilities: the loader ignores LD_PRELOAD "
+		    "for it";
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
+	if (sn.kind == ES_K_ELF_STATIC)
+		return "is statically linked: there is no loader to preload "
+		    "the shim into";
+	if (sn.kind == ES_K_SCRIPT && depth == 0 &&
+	    (j = es_script_judge(&sn)) != NULL && j[0] != '\0' &&
+	    es_cmd_resolve(j, judge, sizeof(judge)) == 0)
+		return unenterable(judge, 1) != NULL ? "is a script whose "
+		    "interpreter the shim cannot enter" : NULL;
+	return NULL;
+}
+
+/* Executes what env would for cmd, whose file is exe; returns on failure. */
+static void
+exec_hop(struct es_cmd_hop *hop, const char *exe, char **cmd)
+{
+	char	**av;
+	size_t	  n;
+
+	for (n = 0; cmd[n] != NULL; n++)
+		;
+	if ((av = calloc(hop->argc + n + 1, sizeof(*av))) == NULL)
+		return;
+	memcpy(av, hop->argv, hop->argc * sizeof(*av));
+	av[hop->argc] = (char *)exe;
+	memcpy(av + hop->argc + 1, cmd + 1, (n - 1) * sizeof(*av));
+	execv(hop->interp, av);
+	free(av);
+}
+
+static int
+run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "audit", no_argument, NULL, 'a' },
+		{ "contain", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char		*file = NULL, *why, *mode;
+	char			 shim[PATH_MAX], pol[PATH_MAX], exe[PATH_MAX];
+	char			 ws[PATH_MAX];
+	struct es_cmd_hop	 hop;
+	struct es_policy	*p;
+	int			 c, audit = 0, contain = 0, sandboxed, found;
+	size_t			 i;
+
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			file = optarg;
+			break;
+		case 'a':
+			audit = 1;
+			break;
+		case 'c':
+			contain = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case 'V':
+			printf("envshim %s\n", ES_VERSION);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return ES_EXIT_FAIL;
+		}
+	}
+	if (optind == argc) {
+		fputs(usage_text, stderr);
+		return ES_EXIT_FAIL;
+	}
+	/* Not found: execvp says so (127) before any other check can. */
+	found = es_cmd_resolve(argv[optind], exe, sizeof(exe)) == 0;
+	if (!found)
+		snprintf(exe, sizeof(exe), "%s", argv[optind]);
+	else if (!contain && (why = unenterable(exe, 0)) != NULL) {
+		fprintf(stderr, "envshim: refusing %s: it %s, so nothing it "
+		    "starts would be filtered.\nRun a dynamically linked, "
+		    "unprivileged build of it instead, or run it with "
+		    "envshim --contain.\n", exe, why);
+		return ES_EXIT_FAIL;
+	}
+	file = es_cmd_policy_file(file);
+	if ((p = es_cmd_load(file)) == NULL)
+		return ES_EXIT_FAIL;
+	sandboxed = found && p->sandbox != ES_SANDBOX_OFF &&
+	    p->mode != ES_MODE_AUDIT;
+	free(p);
+	/* The shim would refuse every launch of an agent started with it. */
+	mode = getenv("ENVSHIM_MODE");
+	if (mode != NULL && strcmp(mode, "audit") == 0)
+		audit = 1;
+	else if (mode != NULL && mode[0] != '\0' &&
+	    strcmp(mode, "enforce") != 0) {
+		fprintf(stderr, "envshim: ENVSHIM_MODE must be audit or "
+		    "enforce, or unset\n");
+		return ES_EXIT_FAIL;
+	}
+	if (find_shim(shim, sizeof(shim)) == -1)
+		return ES_EXIT_FAIL;
+	if (sandboxed && !audit &&
+	    (why = bad_workspace(ws, sizeof(ws))) != NULL) {
+		fprintf(stderr, "envshim: the working directory %s %s.\nThe "
+		    "sandbox makes the agent's working directory writable, so "
+		    "every shell the agent started here would be refused.\nStart "
+		    "the agent from its project (cd ~/src/project), or set "
+		    "'sandbox off' in a policy.\n", ws, why);
+		return ES_EXIT_FAIL;
+	}
+	/* Every shell the agent started would be refused. */
+	if (sandboxed && !audit && !contain && !have_helper(shim)) {
+		fprintf(stderr, "envshim: the sandbox helper envshim-sandbox is "
+		    "neither next to %s nor in %s, so every shell the agent "
+		    "started would be refused.\nReinstall envshim, or set "
+		    "'sandbox off' in a policy.\n", shim, ES_LIBEXECDIR);
+		return ES_EXIT_FAIL;
+	}
+	/* ld.so splits LD_PRELOAD at spaces and colons. */
+	if (strpbrk(shim, " :\t") != NULL) {
+		fprintf(stderr, "envshim: %s: a path with a space or ':' "
+		    "cannot go into LD_PRELOAD\n", shim);
+		return ES_EXIT_FAIL;
+	}
+	if (file != NULL && absolute(file, pol, sizeof(pol)) == -1) {
+		fprintf(stderr, "envshim: %s: cannot make the path absolute\n",
+		    file);
+		return ES_EXIT_FAIL;
+	}
+	for (i = 0; i < sizeof(inherited) / sizeof(inherited[0]); i++)
+		if (unsetenv(inherited[i]) == -1)
+			goto fail;
+	if (contain)
+		return es_contain_run(argv + optind, exe, shim,
+		    file != NULL ? pol : NULL, audit);
+	if (setenv("LD_PRELOAD", shim, 1) == -1 ||
+	    (file != NULL && setenv("ENVSHIM_POLICY", pol, 1) == -1) ||
+	    (audit && setenv("ENVSHIM_MODE", "audit", 1) == -1))
+		goto fail;
+	if (es_cmd_env_hop(exe, &hop))
+		exec_hop(&hop, exe, argv + optind);
+	else
+		execvp(argv[optind], argv + optind);
+	c = errno;
+	fprintf(stderr, "envshim: %s: %s\n", argv[optind],
+	    c == ENOENT ? "command not found" : strerror(c));
+	return c == ENOENT ? ES_EXIT_NOTFOUND : ES_EXIT_NOEXEC;
+fail:
+	fprintf(stderr, "envshim: cannot set the environment: %s\n",
+	    strerror(errno));
+	return ES_EXIT_FAIL;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct {
+		const char	*name, *prog;
+		int		(*fn)(int, char **);
+	} sub[] = {
+		{ "check", "envshim check", es_cmd_check },
+		{ "policy", "envshim policy", es_cmd_policy },
+		{ "log", "envshim log", es_cmd_log },
+		{ "doctor", "envshim doctor", es_cmd_doctor },
+	};
+	size_t	i;
+
+	/* getopt's messages start with argv[0]: say which command spoke. */
+	if (argc > 1)
+		for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++)
+			if (strcmp(argv[1], sub[i].name) == 0) {
+				argv[1] = (char *)sub[i].prog;
+				return sub[i].fn(argc - 1, argv + 1);
+			}
+	if (argc > 0)
+		argv[0] = (char *)"envshim";
+	return run(argc, argv);
+}

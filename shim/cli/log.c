@@ -1,0 +1,866 @@
+/*
+ * log.c - "envshim log": the audit log (docs/design.md, "Audit
+ * record") as a process tree with what each launch lost, and a summary.
+ *
+ * The log is written by programs the agent controls the environment of,
+ * so the reader MUST treat every line as hostile: a malformed line is
+ * counted and skipped, never trusted, and nothing in it is printed raw
+ * (control characters are escaped).  It reads exactly the record format,
+ * not general JSON: unknown keys are skipped, nesting is bounded.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "es_load.h"
+
+#define JSON_DEPTH	16	/* nesting a record may have */
+#define FIELD_MAX	1024	/* bytes of one displayed string */
+#define MAX_REASONS	32	/* distinct drop reasons counted */
+
+struct rec {
+	char	 time[40], hook[32], action[16], would[16], mode[16];
+	char	 path[FIELD_MAX], argv[FIELD_MAX], reason[FIELD_MAX];
+	char	*dropped;		/* "NAME (reason), ..." or NULL */
+	char	*rewritten;
+	char	*reasons;		/* "reason,reason" of dropped */
+	long	 pid, ppid;
+	long	 sandbox;		/* inside: the sandboxed launch's pid, else 0 */
+	int	 inside, agent, child;
+	size_t	 kid, next;		/* first child, next sibling (+1) */
+	const char *raw;		/* the line, for --json */
+};
+
+struct counts {
+	size_t	 n;
+	char	 name[MAX_REASONS][32];
+	size_t	 count[MAX_REASONS];
+};
+
+struct parser {
+	const char	*s;
+	int		 depth;
+};
+
+static void
+ws(struct parser *ps)
+{
+	while (*ps->s == ' ' || *ps->s == '\t' || *ps->s == '\n' ||
+	    *ps->s == '\r')
+		ps->s++;
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A JSON string into out (cut at cap, with "..."); -1 if malformed. */
+static int
+jstring(struct parser *ps, char *out, size_t cap)
+{
+	size_t	n = 0;
+	int	c, i, h;
+	unsigned int u;
+
+	ws(ps);
+	if (*ps->s != '"')
+		return -1;
+	for (ps->s++; (c = (unsigned char)*ps->s) != '"'; ps->s++) {
+		if (c == '\0' || c < 0x20)
+			return -1;
+		if (c == '\\') {
+			c = (unsigned char)*++ps->s;
+			switch (c) {
+			case '"': case '\\': case '/':
+				break;
+			case 'b': c = '\b'; break;
+			case 'f': c = '\f'; break;
+			case 'n': c = '\n'; break;
+			case 'r': c = '\r'; break;
+			case 't': c = '\t'; break;
+			case 'u':
+				for (u = 0, i = 1; i <= 4; i++) {
+					if ((h = hexval(ps->s[i])) < 0)
+						return -1;
+					u = u * 16 + h;
+				}
+				ps->s += 4;
+				/* Display only: anything not ASCII is '?'. */
+				c = u < 0x80 ? (int)u : '?';
+				break;
+			default:
+				return -1;
+			}
+		}
+		if (out != NULL && n + 1 < cap)
+			out[n++] = (char)c;
+		else if (out != NULL && cap > 4)
+			memcpy(out + cap - 4, "...", 3);
+	}
+	ps->s++;
+	if (out != NULL)
+		out[n < cap ? n : cap - 1] = '\0';
+	return 0;
+}
+
+static int	jskip(struct parser *);
+
+/* Calls fn for each member of an object; fn must consume the value. */
+static int
+jobject(struct parser *ps, int (*fn)(struct parser *, const char *, void *),
+    void *arg)
+{
+	char	key[32];
+
+	ws(ps);
+	if (*ps->s != '{' || ++ps->depth > JSON_DEPTH)
+		return -1;
+	ps->s++;
+	ws(ps);
+	if (*ps->s == '}') {
+		ps->s++;
+		ps->depth--;
+		return 0;
+	}
+	for (;;) {
+		if (jstring(ps, key, sizeof(key)) == -1)
+			return -1;
+		ws(ps);
+		if (*ps->s++ != ':')
+			return -1;
+		if (fn(ps, key, arg) == -1)
+			return -1;
+		ws(ps);
+		if (*ps->s == ',') {
+			ps->s++;
+			continue;
+		}
+		if (*ps->s++ != '}')
+			return -1;
+		ps->depth--;
+		return 0;
+	}
+}
+
+/* Calls fn for each element of an array. */
+static int
+jarray(struct parser *ps, int (*fn)(struct parser *, void *), void *arg)
+{
+	ws(ps);
+	if (*ps->s != '[' || ++ps->depth > JSON_DEPTH)
+		return -1;
+	ps->s++;
+	ws(ps);
+	if (*ps->s == ']') {
+		ps->s++;
+		ps->depth--;
+		return 0;
+	}
+	for (;;) {
+		if (fn(ps, arg) == -1)
+			return -1;
+		ws(ps);
+		if (*ps->s == ',') {
+			ps->s++;
+			continue;
+		}
+		if (*ps->s++ != ']')
+			return -1;
+		ps->depth--;
+		return 0;
+	}
+}
+
+static int
+skip_member(struct parser *ps, const char *key, void *arg)
+{
+	(void)key;
+	(void)arg;
+	return jskip(ps);
+}
+
+static int
+skip_elem(struct parser *ps, void *arg)
+{
+	(void)arg;
+	return jskip(ps);
+}
+
+static int
+jskip(struct parser *ps)
+{
+	ws(ps);
+	switch (*ps->s) {
+	case '"':
+		return jstring(ps, NULL, 0);
+	case '{':
+		return jobject(ps, skip_member, NULL);
+	case '[':
+		return jarray(ps, skip_elem, NULL);
+	default:
+		break;
+	}
+	if (strncmp(ps->s, "true", 4) == 0 || strncmp(ps->s, "null", 4) == 0) {
+		ps->s += 4;
+		return 0;
+	}
+	if (strncmp(ps->s, "false", 5) == 0) {
+		ps->s += 5;
+		return 0;
+	}
+	if (*ps->s == '-' || (*ps->s >= '0' && *ps->s <= '9')) {
+		strtod(ps->s, (char **)&ps->s);
+		return 0;
+	}
+	return -1;
+}
+
+static int
+jbool(struct parser *ps, int *v)
+{
+	ws(ps);
+	if (strncmp(ps->s, "true", 4) == 0) {
+		*v = 1;
+		ps->s += 4;
+		return 0;
+	}
+	if (strncmp(ps->s, "false", 5) == 0) {
+		*v = 0;
+		ps->s += 5;
+		return 0;
+	}
+	return -1;
+}
+
+static int
+jlong(struct parser *ps, long *v)
+{
+	char	*e;
+
+	ws(ps);
+	errno = 0;
+	*v = strtol(ps->s, &e, 10);
+	if (e == ps->s || errno != 0 || *v < 0)
+		return -1;
+	ps->s = e;
+	return 0;
+}
+
+/* Appends s to the malloc'd list *l, separated by sep. */
+static int
+append(char **l, const char *sep, const char *s)
+{
+	size_t	 a = *l != NULL ? strlen(*l) : 0;
+	char	*n;
+
+	if ((n = realloc(*l, a + strlen(sep) + strlen(s) + 1)) == NULL)
+		return -1;
+	if (a == 0)
+		n[0] = '\0';
+	else
+		strcat(n, sep);
+	strcat(n, s);
+	*l = n;
+	return 0;
+}
+
+struct argvs {
+	char	buf[FIELD_MAX];
+	size_t	n;
+};
+
+static int
+argv_elem(struct parser *ps, void *arg)
+{
+	struct argvs	*a = arg;
+	char		 s[FIELD_MAX];
+	size_t		 l;
+
+	if (jstring(ps, s, sizeof(s)) == -1)
+		return -1;
+	l = strlen(s);
+	if (a->n + l + 2 < sizeof(a->buf)) {
+		if (a->n > 0)
+			a->buf[a->n++] = ' ';
+		memcpy(a->buf + a->n, s, l + 1);
+		a->n += l;
+	}
+	return 0;
+}
+
+struct var {
+	char	name[256], reason[32];
+};
+
+static int
+var_member(struct parser *ps, const char *key, void *arg)
+{
+	struct var	*v = arg;
+
+	if (strcmp(key, "name") == 0)
+		return jstring(ps, v->name, sizeof(v->name));
+	if (strcmp(key, "reason") == 0)
+		return jstring(ps, v->reason, sizeof(v->reason));
+	return jskip(ps);
+}
+
+struct varlist {
+	char	**list, **reasons;
+};
+
+static int
+var_elem(struct parser *ps, void *arg)
+{
+	struct varlist	*vl = arg;
+	struct var	 v = { "", "" };
+	char		 item[sizeof(v.name) + sizeof(v.reason) + 4];
+	size_t		 i;
+
+	if (jobject(ps, var_member, &v) == -1 || v.name[0] == '\0')
+		return -1;
+	/* Reasons are words; anything else would garble the summary. */
+	for (i = 0; v.reason[i] != '\0'; i++)
+		if (strchr("abcdefghijklmnopqrstuvwxyz-", v.reason[i]) == NULL)
+			v.reason[i] = '?';
+	if (v.reason[0] == '\0')
+		memcpy(v.reason, "?", 2);
+	snprintf(item, sizeof(item), "%s (%s)", v.name, v.reason);
+	if (vl->reasons != NULL && append(vl->reasons, ",", v.reason) == -1)
+		return -1;
+	return append(vl->list, ", ", item);
+}
+
+static int
+rec_member(struct parser *ps, const char *key, void *arg)
+{
+	struct rec	*r = arg;
+	struct argvs	 a = { "", 0 };
+
+	if (strcmp(key, "time") == 0)
+		return jstring(ps, r->time, sizeof(r->time));
+	if (strcmp(key, "pid") == 0)
+		return jlong(ps, &r->pid);
+	if (strcmp(key, "ppid") == 0)
+		return jlong(ps, &r->ppid);
+	if (strcmp(key, "sandbox") == 0)
+		return jlong(ps, &r->sandbox);
+	if (strcmp(key, "hook") == 0)
+		return jstring(ps, r->hook, sizeof(r->hook));
+	if (strcmp(key, "path") == 0)
+		return jstring(ps, r->path, sizeof(r->path));
+	if (strcmp(key, "action") == 0)
+		return jstring(ps, r->action, sizeof(r->action));
+	if (strcmp(key, "would") == 0)
+		return jstring(ps, r->would, sizeof(r->would));
+	if (strcmp(key, "reason") == 0)
+		return jstring(ps, r->reason, sizeof(r->reason));
+	if (strcmp(key, "mode") == 0)
+		return jstring(ps, r->mode, sizeof(r->mode));
+	if (strcmp(key, "inside") == 0)
+		return jbool(ps, &r->inside);
+	if (strcmp(key, "agent") == 0)
+		return jbool(ps, &r->agent);
+	if (strcmp(key, "argv") == 0) {
+		if (jarray(ps, argv_elem, &a) == -1)
+			return -1;
+		memcpy(r->argv, a.buf, sizeof(r->argv));
+		return 0;
+	}
+	if (strcmp(key, "dropped") == 0) {
+		struct varlist	vl = { &r->dropped, &r->reasons };
+
+		return jarray(ps, var_elem, &vl);
+	}
+	if (strcmp(key, "rewritten") == 0) {
+		struct varlist	vl = { &r->rewritten, NULL };
+
+		return jarray(ps, var_elem, &vl);
+	}
+	return jskip(ps);
+}
+
+static void
+rec_free(struct rec *r)
+{
+	free(r->dropped);
+	free(r->rewritten);
+	free(r->reasons);
+	r->dropped = r->rewritten = r->reasons = NULL;
+}
+
+/* One line into r; -1 (r freed) when it is not a whole record. */
+static int
+rec_parse(const char *line, struct rec *r)
+{
+	struct parser	ps = { line, 0 };
+
+	memset(r, 0, sizeof(*r));
+	r->pid = r->ppid = -1;
+	if (jobject(&ps, rec_member, r) == -1)
+		goto bad;
+	ws(&ps);
+	if (*ps.s != '\0' || r->pid < 0 || r->action[0] == '\0' ||
+	    r->time[0] == '\0')
+		goto bad;
+	return 0;
+bad:
+	rec_free(r);
+	return -1;
+}
+
+static void
+count_reasons(struct counts *c, const char *list)
+{
+	const char	*p, *e;
+	size_t		 i, n;
+
+	for (p = list; p != NULL && *p != '\0'; p = *e ? e + 1 : e) {
+		e = strchr(p, ',');
+		if (e == NULL)
+			e = p + strlen(p);
+		n = e - p;
+		for (i = 0; i < c->n; i++)
+			if (strlen(c->name[i]) == n &&
+			    strncmp(c->name[i], p, n) == 0)
+				break;
+		if (i == c->n) {
+			if (c->n == MAX_REASONS || n >= sizeof(c->name[0]))
+				continue;
+			memcpy(c->name[i], p, n);
+			c->name[i][n] = '\0';
+			c->n++;
+		}
+		c->count[i]++;
+	}
+}
+
+static void
+put(const char *s)
+{
+	es_cmd_putname(stdout, s, strlen(s));
+}
+
+#define TREE_INDENT	24	/* deeper levels are drawn at this depth */
+
+/* rails[d]: level d still has siblings below, so it draws a "|". */
+static void
+rails_out(const char *rails, int depth)
+{
+	int	d;
+
+	for (d = 1; d <= depth && d < TREE_INDENT; d++)
+		fputs(rails[d] ? "|  " : "   ", stdout);
+}
+
+static void
+detail(const char *rails, int depth, const char *label, const char *s)
+{
+	rails_out(rails, depth);
+	printf("   %s: ", label);
+	put(s);
+	putchar('\n');
+}
+
+/* Is argv's first word the file path, or its last component? */
+static int
+same_program(const char *path, const char *argv)
+{
+	const char	*base = strrchr(path, '/');
+	size_t		 n = strcspn(argv, " ");
+
+	base = base != NULL ? base + 1 : path;
+	return (strlen(path) == n && strncmp(path, argv, n) == 0) ||
+	    (strlen(base) == n && strncmp(base, argv, n) == 0);
+}
+
+/* An audit record's enforce action as a verb: "would refuse". */
+static const char *
+would_verb(const char *would)
+{
+	if (strcmp(would, "refused") == 0)
+		return "refuse";
+	if (strcmp(would, "unconfined") == 0)
+		return "run unconfined";
+	return would;
+}
+
+static int
+audited(const struct rec *r)
+{
+	return strcmp(r->action, "audit") == 0;
+}
+
+static void
+show(struct rec *rs, size_t i, int depth, int last, char *rails)
+{
+	struct rec	*r = &rs[i];
+	size_t		 j;
+
+	rails_out(rails, depth - 1);
+	if (depth > 0)
+		fputs(last ? "`- " : "|- ", stdout);
+	printf("%ld ", r->pid);
+	put(r->argv[0] ? r->argv : r->path);
+	printf("  [");
+	put(r->action);
+	if (audited(r) && r->would[0]) {
+		fputs(": would ", stdout);
+		put(would_verb(r->would));
+	}
+	if (r->reason[0]) {
+		fputs(": ", stdout);
+		put(r->reason);
+	}
+	printf("]%s%s\n", r->agent ? " (agent)" : "",
+	    r->inside ? " (inside sandbox)" : "");
+	if (depth < TREE_INDENT)
+		rails[depth] = depth > 0 && !last;
+	if (r->path[0] && !same_program(r->path, r->argv))
+		detail(rails, depth, "path", r->path);
+	if (r->dropped != NULL)
+		detail(rails, depth, audited(r) ? "would drop" : "dropped",
+		    r->dropped);
+	if (r->rewritten != NULL)
+		detail(rails, depth, audited(r) ? "would rewrite" : "rewritten",
+		    r->rewritten);
+	for (j = r->kid; j != 0; j = rs[j - 1].next)
+		show(rs, j - 1, depth + 1, rs[j - 1].next == 0, rails);
+}
+
+/*
+ * Inside a sandbox pids are its own namespace's: there a process is known
+ * by (sandbox, pid).  Pids stay below 2^22 (PID_MAX_LIMIT).
+ */
+static unsigned long long
+tree_key(long sandbox, long pid)
+{
+	return ((unsigned long long)(sandbox > 0 ? sandbox : 0) << 22) ^
+	    (unsigned long long)pid;
+}
+
+/* The slot of key in ix (open addressing); empty if it is not there. */
+static size_t
+tree_slot(const struct rec *rs, const size_t *ix, size_t slots,
+    unsigned long long key)
+{
+	size_t h;
+
+	for (h = (size_t)(key * 2654435761u) & (slots - 1);
+	    ix[h] != 0 && tree_key(rs[ix[h] - 1].sandbox, rs[ix[h] - 1].pid) != key;
+	    h = (h + 1) & (slots - 1))
+		;
+	return h;
+}
+
+/*
+ * A record's parent is the latest earlier record of its ppid: pids are
+ * reused, and a pid that execs again starts a new record.  A record from
+ * inside whose parent left no record (the sandboxed shell itself, started
+ * by the helper) hangs under the launch that went into the sandbox.
+ */
+static void
+link_tree(struct rec *rs, size_t n)
+{
+	size_t	 slots = 16, i, h, j, *ix, *last;
+
+	while (slots < 2 * n)
+		slots *= 2;
+	ix = calloc(slots, sizeof(*ix));
+	last = calloc(n + 1, sizeof(*last));
+	for (i = 0; i < n; i++) {
+		rs[i].kid = rs[i].next = 0;
+		if (ix == NULL || last == NULL)
+			continue;
+		h = tree_slot(rs, ix, slots, tree_key(rs[i].sandbox, rs[i].ppid));
+		if (ix[h] == 0 && rs[i].sandbox > 0)
+			h = tree_slot(rs, ix, slots, tree_key(0, rs[i].sandbox));
+		if (ix[h] != 0 && ix[h] - 1 != i) {
+			j = ix[h] - 1;
+			if (last[j] == 0)
+				rs[j].kid = i + 1;
+			else
+				rs[last[j] - 1].next = i + 1;
+			last[j] = i + 1;
+			rs[i].child = 1;
+		}
+		ix[tree_slot(rs, ix, slots, tree_key(rs[i].sandbox, rs[i].pid))] = i + 1;
+	}
+	free(ix);
+	free(last);
+}
+
+/* "2026-11-30T09:00", or 30s / 10m / 2h / 7d ago, as an ISO UTC prefix. */
+static int
+since_time(const char *arg, char *out, size_t len)
+{
+	char		*e;
+	long		 v;
+	time_t		 t;
+	struct tm	 tm;
+	const char	*p;
+
+	v = strtol(arg, &e, 10);
+	if (e != arg && v >= 0 && e[0] != '\0' && e[1] == '\0' &&
+	    strchr("smhd", e[0]) != NULL) {
+		t = time(NULL) - v * (e[0] == 's' ? 1 : e[0] == 'm' ? 60 :
+		    e[0] == 'h' ? 3600 : 86400);
+		if (gmtime_r(&t, &tm) == NULL ||
+		    strftime(out, len, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+			return -1;
+		return 0;
+	}
+	if (strlen(arg) < 4 || strlen(arg) >= len)
+		return -1;
+	for (p = arg; *p; p++)
+		if (strchr("0123456789-:T.Z", *p) == NULL)
+			return -1;
+	memcpy(out, arg, strlen(arg) + 1);
+	return 0;
+}
+
+static const char log_usage[] =
+"usage: envshim log [FILE | -] [--policy FILE] [--json] [--since TIME]\n"
+"  TIME: 2026-11-30T09:00 (UTC), or 30s, 10m, 2h, 7d ago\n";
+
+/*
+ * The file the policy's `log` line names (the default file without one),
+ * as the agent's shim wrote it; -1 with the reason said when records went
+ * anywhere else.
+ */
+static int
+policy_log(const char *polfile, char *path, size_t len)
+{
+	struct es_policy	*p;
+	const char		*where = NULL, *layer;
+	int			 rc = 0;
+
+	if ((p = es_cmd_load(es_cmd_policy_file(polfile))) == NULL)
+		return -1;
+	layer = p->log_layer < p->nlayers ? p->layer_name[p->log_layer] : "?";
+	if (p->log == ES_LOG_OFF)
+		where = "'log off': nothing was recorded";
+	else if (p->log == ES_LOG_STDERR)
+		where = "'log stderr': records went to each program's standard "
+		    "error";
+	else if (p->log == ES_LOG_SYSLOG)
+		where = "'log syslog': read the records with\n"
+		    "  journalctl -t envshim -o cat | envshim log -";
+	if (where != NULL) {
+		fprintf(stderr, "envshim log: %s says %s\n", layer, where);
+		rc = -1;
+	} else if (es_log_file(p, getenv("HOME"), path, len) != 0) {
+		fprintf(stderr, "envshim log: neither XDG_STATE_HOME nor HOME "
+		    "is set: name the log file\n");
+		rc = -1;
+	}
+	free(p);
+	return rc;
+}
+
+static void
+put_counts(const struct counts *c, int json)
+{
+	size_t	i;
+
+	for (i = 0; i < c->n; i++) {
+		if (json) {
+			printf("%s", i ? "," : "");
+			es_cmd_putjson(stdout, c->name[i], strlen(c->name[i]));
+			printf(":%zu", c->count[i]);
+		} else {
+			printf("%s", i ? ", " : " (");
+			put(c->name[i]);
+			printf(" %zu", c->count[i]);
+		}
+	}
+	if (!json && c->n)
+		putchar(')');
+}
+
+static size_t
+total(const struct counts *c)
+{
+	size_t	i, n = 0;
+
+	for (i = 0; i < c->n; i++)
+		n += c->count[i];
+	return n;
+}
+
+/*
+ * Audit records changed nothing: what they would have done is counted
+ * apart, so "sandboxed" and "variables dropped" say what really happened.
+ */
+static void
+summary(struct rec *rs, size_t n, size_t bad, int json)
+{
+	struct counts	 c, ca;
+	size_t		 i, sandboxed = 0, refused = 0, unconfined = 0;
+	size_t		 na = 0, wsandbox = 0, wrefuse = 0;
+
+	memset(&c, 0, sizeof(c));
+	memset(&ca, 0, sizeof(ca));
+	for (i = 0; i < n; i++) {
+		sandboxed += strcmp(rs[i].action, "sandbox") == 0;
+		refused += strcmp(rs[i].action, "refused") == 0;
+		unconfined += strcmp(rs[i].action, "unconfined") == 0;
+		if (audited(&rs[i])) {
+			na++;
+			wsandbox += strcmp(rs[i].would, "sandbox") == 0;
+			wrefuse += strcmp(rs[i].would, "refused") == 0;
+			count_reasons(&ca, rs[i].reasons);
+		} else
+			count_reasons(&c, rs[i].reasons);
+	}
+	if (json) {
+		printf("\"summary\":{\"launches\":%zu,\"sandboxed\":%zu,"
+		    "\"refused\":%zu,\"unconfined\":%zu,\"malformed\":%zu,"
+		    "\"dropped\":{", n, sandboxed, refused, unconfined, bad);
+		put_counts(&c, 1);
+		printf("},\"audit\":{\"launches\":%zu,\"sandbox\":%zu,"
+		    "\"refused\":%zu,\"dropped\":{", na, wsandbox, wrefuse);
+		put_counts(&ca, 1);
+		printf("}}}}\n");
+		return;
+	}
+	printf("\nlaunches: %zu, sandboxed: %zu, refused: %zu, "
+	    "unconfined: %zu\n", n, sandboxed, refused, unconfined);
+	printf("variables dropped: %zu", total(&c));
+	put_counts(&c, 0);
+	putchar('\n');
+	if (na > 0) {
+		printf("audit only (nothing changed): %zu launch%s; would "
+		    "have sandboxed %zu, refused %zu, dropped %zu variable%s",
+		    na, na == 1 ? "" : "es", wsandbox, wrefuse, total(&ca),
+		    total(&ca) == 1 ? "" : "s");
+		put_counts(&ca, 0);
+		putchar('\n');
+	}
+	if (bad > 0)
+		printf("malformed lines skipped: %zu\n", bad);
+}
+
+int
+es_cmd_log(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "since", required_argument, NULL, 's' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char		 path[ES_PATH_MAX], since[64] = "";
+	const char	*file = NULL, *polfile = NULL;
+	char		*line = NULL;
+	size_t		 cap = 0, n = 0, nrs = 0, bad = 0, i;
+	ssize_t		 len;
+	struct rec	*rs = NULL, *nr, r;
+	FILE		*f;
+	int		 c, json = 0;
+	char		 rails[TREE_INDENT + 1] = "";
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case 's':
+			if (since_time(optarg, since, sizeof(since)) == -1) {
+				fprintf(stderr, "envshim log: --since takes "
+				    "a UTC time like 2026-11-30T09:00, or 30s,"
+				    " 10m, 2h, 7d\n");
+				return ES_EXIT_FAIL;
+			}
+			break;
+		case 'p':
+			polfile = optarg;
+			break;
+		case 'h':
+			fputs(log_usage, stdout);
+			return 0;
+		default:
+			fputs(log_usage, stderr);
+			return ES_EXIT_FAIL;
+		}
+	}
+	if (optind + 1 < argc) {
+		fprintf(stderr, "envshim log: one FILE at most, not also '%s'\n%s",
+		    argv[optind + 1], log_usage);
+		return ES_EXIT_FAIL;
+	}
+	if (optind < argc)
+		file = argv[optind];
+	else if (policy_log(polfile, path, sizeof(path)) == 0)
+		file = path;
+	else
+		return ES_EXIT_FAIL;
+	if (strcmp(file, "-") == 0)
+		f = stdin;
+	else if ((f = fopen(file, "re")) == NULL) {
+		fprintf(stderr, "envshim log: %s: %s%s\n", file,
+		    strerror(errno), errno == ENOENT ?
+		    " (nothing logged yet?)" : "");
+		return ES_EXIT_FAIL;
+	}
+	while ((len = getline(&line, &cap, f)) != -1) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len == 0)
+			continue;
+		if ((size_t)len != strlen(line) || len > ES_LOG_LINE ||
+		    rec_parse(line, &r) == -1) {
+			bad++;
+			continue;
+		}
+		if (since[0] && strcmp(r.time, since) < 0) {
+			rec_free(&r);
+			continue;
+		}
+		if (n == nrs) {
+			nrs = nrs ? nrs * 2 : 64;
+			if ((nr = realloc(rs, nrs * sizeof(*rs))) == NULL) {
+				fprintf(stderr, "envshim log: out of memory\n");
+				return ES_EXIT_FAIL;
+			}
+			rs = nr;
+		}
+		r.raw = json ? strdup(line) : NULL;
+		rs[n++] = r;
+	}
+	free(line);
+	fclose(f);
+	if (json) {
+		printf("{\"records\":[");
+		for (i = 0; i < n; i++)
+			printf("%s%s", i ? ",\n" : "\n",
+			    rs[i].raw != NULL ? rs[i].raw : "null");
+		printf("],\n");
+	} else {
+		link_tree(rs, n);
+		for (i = 0; i < n; i++)
+			if (!rs[i].child)
+				show(rs, i, 0, 1, rails);
+		if (n == 0)
+			printf("no launches recorded in %s\n", file);
+	}
+	summary(rs, n, bad, json);
+	for (i = 0; i < n; i++) {
+		rec_free(&rs[i]);
+		free((char *)rs[i].raw);
+	}
+	free(rs);
+	return fflush(stdout) == 0 ? 0 : ES_EXIT_FAIL;
+}

@@ -1,0 +1,756 @@
+/*
+ * launch.c - what a launch is and what it will get: the target judged
+ * from its head (shell, script, static, setuid, the agent itself), the
+ * decision, the filtered environment and argv, and the audit record.
+ *
+ * Everything here can run between fork/vfork and exec: stack, the
+ * read-only state, and async-signal-safe syscalls only.
+ */
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/*
+ * How the judge opens what it reads.  O_NONBLOCK: a FIFO named as the
+ * program would otherwise block the launch until someone writes to it,
+ * where the kernel refuses it at once (EACCES).
+ */
+#define JUDGE_OPEN	(O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+
+extern char **environ;
+
+/* Appends s to dst (cap bytes); returns 0, or -1 when it would not fit. */
+int
+es_cat(char *dst, size_t cap, const char *s)
+{
+	size_t a = strlen(dst), b = strlen(s);
+
+	if (a + b + 1 > cap)
+		return -1;
+	memcpy(dst + a, s, b + 1);
+	return 0;
+}
+
+/* One line, one write: "envshim: refused PATH: WHY". */
+void
+es_say_refused(const char *path, const char *why)
+{
+	char line[ES_PATH_MAX + 512];
+
+	line[0] = '\0';
+	es_cat(line, sizeof(line), "envshim: refused ");
+	if (es_cat(line, sizeof(line), path) != 0)
+		es_cat(line, sizeof(line), "(long path)");
+	es_cat(line, sizeof(line), ": ");
+	es_cat(line, sizeof(line), why);
+	es_cat(line, sizeof(line), "\n");
+	/* Nothing useful can be done if stderr is gone. */
+	(void)!write(2, line, strlen(line));
+}
+
+const char *
+es_env_value(char *const *envp, const char *name)
+{
+	size_t n = strlen(name), i;
+
+	for (i = 0; envp != NULL && envp[i] != NULL; i++)
+		if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- the audit sink ---- */
+
+/* Best effort: a launch is never refused because its record was los-> */
+static void
+audit_write(const struct es_shim *s, const char *line, size_t len)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX, .sun_path = "/dev/log" };
+	int fd;
+
+	switch (s->pol.log) {
+	case ES_LOG_OFF:
+		return;
+	case ES_LOG_STDERR:
+		(void)!write(2, line, len);
+		return;
+	case ES_LOG_SYSLOG:
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return;
+		/* LOG_AUTHPRIV|LOG_INFO; the JSON is the message. */
+		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
+			char msg[ES_LOG_LINE + 32] = "<86>envshim: ";
+			size_t h = strlen(msg);
+
+			if (len > sizeof(msg) - h)
+				len = sizeof(msg) - h;
+			memcpy(msg + h, line, len);
+			(void)!send(fd, msg, h + len, MSG_NOSIGNAL);
+		}
+		close(fd);
+		return;
+	default:
+		if (s->log_path[0] == '\0')
+			return;
+		fd = open(s->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+		    O_NOFOLLOW | O_NOCTTY, 0600);
+		if (fd < 0)
+			return;
+		(void)!write(fd, line, len);
+		close(fd);
+	}
+}
+
+/* ---- what is being launched ---- */
+
+static const char *const action_names[] = { "run", "sandbox", "refused" };
+
+/*
+ * Interpreters whose agent is a script: node gemini.js re-launching
+ * itself must keep its key, node build.js must not.
+ */
+static const char *const interpreters[] = {
+	"node", "nodejs", "python", "perl", "ruby", "deno", "php",
+};
+
+/*
+ * es_hash of the first non-option argument when exe is an interpreter,
+ * else 0 (the executable alone identifies the agent).
+ */
+unsigned long long
+es_agent_script(const char *exe, char *const *argv)
+{
+	const char *b = strrchr(exe, '/');
+	size_t i, k;
+
+	b = b != NULL ? b + 1 : exe;
+	for (k = 0; k < sizeof(interpreters) / sizeof(interpreters[0]); k++)
+		if (strncmp(b, interpreters[k], strlen(interpreters[k])) == 0)
+			break;
+	if (k == sizeof(interpreters) / sizeof(interpreters[0]))
+		return 0;
+	for (i = 1; argv != NULL && argv[0] != NULL && argv[i] != NULL; i++)
+		if (argv[i][0] != '-')
+			return es_hash(argv[i], strlen(argv[i])) | 1;
+	return 1;	/* an interpreter with no script: a REPL */
+}
+
+/* v in decimal at the end of d[24]; returns where it starts.  AS-safe. */
+static const char *
+decimal(char d[24], unsigned long long v)
+{
+	size_t i = 23;
+
+	d[i] = '\0';
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return d + i;
+}
+
+/*
+ * The agent's identity as its children inherit it: the launch root's, or
+ * the program the agent turned itself into by an exec of its own.
+ */
+char *
+es_agent_var(char *buf, dev_t dev, ino_t ino, unsigned long long script)
+{
+	char d[24];
+
+	buf[0] = '\0';
+	es_cat(buf, ES_CAP_AGENT, "ENVSHIM_AGENT=");
+	es_cat(buf, ES_CAP_AGENT, decimal(d, (unsigned long long)dev));
+	es_cat(buf, ES_CAP_AGENT, ":");
+	es_cat(buf, ES_CAP_AGENT, decimal(d, (unsigned long long)ino));
+	es_cat(buf, ES_CAP_AGENT, ":");
+	es_cat(buf, ES_CAP_AGENT, decimal(d, script));
+	return buf;
+}
+
+/* "/proc/self/fd/N" into buf (at least 32 bytes). */
+char *
+es_fd_path(char *buf, int fd)
+{
+	char d[12];
+	int i = 0;
+	size_t k = 14;
+
+	memcpy(buf, "/proc/self/fd/", 14);
+	do {
+		d[i++] = (char)('0' + fd % 10);
+		fd /= 10;
+	} while (fd > 0);
+	while (i > 0)
+		buf[k++] = d[--i];
+	buf[k] = '\0';
+	return buf;
+}
+
+/* busybox runs its sh applet when called as sh, or as "busybox sh". */
+static int
+busybox_shell(const char *resolved, char *const *argv)
+{
+	const char *b = strrchr(resolved, '/');
+
+	b = b != NULL ? b + 1 : resolved;
+	if (strcmp(b, "busybox") != 0 || argv == NULL || argv[0] == NULL)
+		return 0;
+	if (es_is_shell(NULL, argv[0]))
+		return 1;
+	return argv[1] != NULL && es_is_shell(NULL, argv[1]);
+}
+
+static void judge_interp(const struct es_shim *, const char *, struct es_target *);
+static void script_identity(const struct es_sniff *, const char *,
+    struct es_target *);
+
+/*
+ * Any program can be named as an ELF's loader; the kernel then runs it
+ * and ld.so, with the shim, never does.  The path our own loader came
+ * by is that loader (the exec happens in this mount namespace); any
+ * other path is compared by file.  A loader that cannot be stat'ed makes
+ * the kernel fail the exec itself; our own one unknown, nothing is
+ * called foreign.
+ */
+static int
+foreign_loader(const struct es_shim *s, const char *interp)
+{
+	struct stat sb, ld;
+
+	if (s->ldso == NULL || strcmp(interp, s->ldso) == 0 ||
+	    stat(interp, &sb) != 0 || stat(s->ldso, &ld) != 0)
+		return 0;
+	return sb.st_dev != ld.st_dev || sb.st_ino != ld.st_ino;
+}
+
+/*
+ * Reads the head of an open file and decides what the launch is: a shell
+ * (by its name, the file a symlink leads to, or a "#!" judged by a shell),
+ * and whether the shim can follow into it at all.  named: path's last
+ * component is the file itself, not a symlink, so the name the file goes
+ * by (all that is judged of it) is path's, with no readlink to learn it.
+ */
+static void
+judge_fd(const struct es_shim *s, int fd, const char *path, int named,
+    char *const *argv, struct es_target *t, int top)
+{
+	unsigned char head[ES_SNIFF_HEAD];
+	struct es_sniff sn;
+	struct stat sb;
+	char proc[32], real[ES_PATH_MAX];
+	const char *name = path;
+	ssize_t n, r;
+	int agentfile;
+
+	if (fstat(fd, &sb) != 0) {
+		t->err = errno;
+		return;
+	}
+	t->found = 1;
+	if (!S_ISREG(sb.st_mode))
+		return;		/* the kernel refuses it; nothing to judge */
+	if (top && !named) {
+		r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
+		real[r > 0 ? r : 0] = '\0';
+		name = r > 0 ? real : NULL;
+	}
+	/*
+	 * For interpreters the agent is the script: `node build.js` is a tool.
+	 * Only the agent's own file, or an exec in place that hands the agent
+	 * on, needs the script's hash: no other launch pays for it.
+	 */
+	t->dev = sb.st_dev;
+	t->ino = sb.st_ino;
+	agentfile = top && s->have_agent && !s->inside &&
+	    sb.st_dev == s->agent_dev && sb.st_ino == s->agent_ino;
+	if (agentfile || (top && s->self_launcher))
+		t->script = es_agent_script(name != NULL ? name : path, argv);
+	if (agentfile && (s->agent_script == 0 || t->script == s->agent_script))
+		t->agent = 1;
+	n = pread(fd, head, sizeof(head), 0);
+	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
+	/*
+	 * File capabilities count only on an ELF that ld.so would run: the
+	 * kernel takes a script's from its interpreter (judged on its own),
+	 * and every other kind is unfollowable below for its kind.
+	 */
+	if (sb.st_mode & (S_ISUID | S_ISGID)) {
+		t->unfollow = 1;
+		t->unfollow_why = "setuid or setgid program";
+	} else if (sn.kind == ES_K_ELF_DYNAMIC &&
+	    fgetxattr(fd, "security.capability", NULL, 0) > 0) {
+		t->unfollow = 1;
+		t->unfollow_why = "program with file capabilities";
+	}
+	/* An O_PATH descriptor to an execute-only file: its kind is unknown. */
+	if (n < 0) {
+		t->unfollow = 1;
+		t->unfollow_why = "program the shim cannot read";
+	}
+	if (top && (es_is_shell(&s->pol, path) || (name != NULL &&
+	    (es_is_shell(&s->pol, name) || busybox_shell(name, argv)))))
+		t->shell = 1;
+	switch (sn.kind) {
+	case ES_K_ELF_DYNAMIC:
+		if (foreign_loader(s, sn.interp)) {
+			t->unfollow = 1;
+			t->unfollow_why = "program whose loader (PT_INTERP) is not ld.so";
+		}
+		break;
+	case ES_K_ELF_STATIC:
+		t->unfollow = 1;
+		t->unfollow_why = "statically linked program";
+		break;
+	case ES_K_ELF_FOREIGN:
+	case ES_K_ELF_UNKNOWN:
+		t->unfollow = 1;
+		t->unfollow_why = "ELF program the shim cannot load into";
+		break;
+	case ES_K_SCRIPT:
+		if (!top)
+			break;
+		if (s->self_launcher)
+			script_identity(&sn, path, t);
+		if (es_is_shell(&s->pol, es_script_judge(&sn)))
+			t->shell = 1;
+		else if (sn.interp[0] == '/')
+			judge_interp(s, sn.interp, t);
+		break;
+	default:
+		if (top)
+			t->other = 1;
+	}
+	/*
+	 * A shell runs whatever it is told, so it never keeps the agent's
+	 * secrets, not even when the agent is that shell: `envshim -- bash
+	 * -c 'bash -c ...'` must not hand its key to the inner shell.
+	 */
+	if (t->shell)
+		t->agent = 0;
+}
+
+/*
+ * The kernel runs a script as its interpreter with the script's path for
+ * an argument: that is the program an exec in place turns the agent
+ * into, so that is the identity its children must know it by.
+ */
+static void
+script_identity(const struct es_sniff *sn, const char *path,
+    struct es_target *t)
+{
+	struct stat sb;
+	char *av[4];
+	int i = 0;
+
+	if (stat(sn->interp, &sb) != 0)
+		return;
+	av[i++] = (char *)sn->interp;
+	if (sn->arg[0] != '\0')
+		av[i++] = (char *)sn->arg;
+	av[i++] = (char *)path;
+	av[i] = NULL;
+	t->dev = sb.st_dev;
+	t->ino = sb.st_ino;
+	t->script = es_agent_script(sn->interp, av);
+}
+
+/* A script's interpreter decides whether the shim follows the script. */
+static void
+judge_interp(const struct es_shim *s, const char *interp, struct es_target *t)
+{
+	struct es_target sub = { 0 };
+	struct stat sb;
+	int fd = open(interp, JUDGE_OPEN);
+
+	if (fd < 0) {
+		/* Execute-only (or no fd left): the kernel may still run it. */
+		if (stat(interp, &sb) == 0) {
+			t->unfollow = 1;
+			t->unfollow_why = "script whose interpreter the shim cannot read";
+		}
+		return;
+	}
+	judge_fd(s, fd, interp, 0, NULL, &sub, 0);
+	close(fd);
+	if (sub.unfollow) {
+		t->unfollow = 1;
+		t->unfollow_why = "script whose interpreter the shim cannot follow";
+	}
+}
+
+/*
+ * Judges dirfd/path (dirfd AT_FDCWD for plain paths) or, with fd >= 0,
+ * an fd handed to fexecve.  An unreadable but existing file (mode --x) is
+ * judged unfollowable: its kind cannot be known.  The path is opened
+ * without following a last symlink first: most targets are no symlink,
+ * and for them the readlink that names the file is not needed.
+ */
+void
+es_judge(const struct es_shim *s, int dirfd, const char *path, int fd, int nofollow, char *const *argv,
+    struct es_target *t)
+{
+	struct stat sb;
+	char proc[32];
+	int own = -1, named = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (fd < 0) {
+		own = openat(dirfd, path, JUDGE_OPEN | O_NOFOLLOW);
+		if (own >= 0)
+			named = 1;
+		else if (errno == ELOOP && !nofollow)
+			own = openat(dirfd, path, JUDGE_OPEN);
+		if (own < 0) {
+			t->err = errno;
+			/*
+			 * Nothing there: each PATH entry execvp or Python
+			 * tries before the one that has the program.  Only a
+			 * file that exists but cannot be opened is stat'ed.
+			 */
+			if (t->err == ENOENT || t->err == ENOTDIR)
+				return;
+			if (fstatat(dirfd, path, &sb, nofollow ?
+			    AT_SYMLINK_NOFOLLOW : 0) != 0) {
+				t->err = errno;
+				return;
+			}
+			t->found = 1;
+			t->unfollow = 1;
+			t->unfollow_why = "program the shim cannot read";
+			if (es_is_shell(&s->pol, path))
+				t->shell = 1;
+			return;
+		}
+		fd = own;
+	} else if (pread(fd, proc, 1, 0) < 0) {
+		/* An O_PATH descriptor: read it through procfs. */
+		own = open(es_fd_path(proc, fd), JUDGE_OPEN);
+		if (own >= 0)
+			fd = own;
+	}
+	judge_fd(s, fd, path, named, argv, t, 1);
+	if (own >= 0)
+		close(own);
+}
+
+int
+es_decide(const struct es_shim *s, const struct es_target *t, const char **why)
+{
+	const struct es_policy *p = &s->pol;
+
+	*why = NULL;
+	if (s->inside)
+		return ES_A_RUN;	/* the sandbox already confines everything */
+	if (t->unfollow) {
+		switch (p->unfollowable) {
+		case ES_UNFOLLOW_ALLOW:
+			break;
+		case ES_UNFOLLOW_REFUSE:
+			*why = t->unfollow_why;
+			return ES_A_REFUSE;
+		default:
+			if (p->sandbox == ES_SANDBOX_OFF) {
+				*why = t->unfollow_why;
+				return ES_A_REFUSE;
+			}
+			return ES_A_SANDBOX;
+		}
+	}
+	if (t->shell && p->sandbox != ES_SANDBOX_OFF)
+		return ES_A_SANDBOX;
+	return ES_A_RUN;
+}
+
+/*
+ * Next to the shim (a build tree) or in libexec.  Looked up only when a
+ * launch goes to the sandbox: an access(2) in every process was a cost
+ * every process paid for the few that need it.
+ */
+const char *
+es_helper(const struct es_shim *s)
+{
+	static const char installed[] = ES_LIBEXECDIR "/envshim-sandbox";
+
+	if (s->helper[0] != '\0' && access(s->helper, X_OK) == 0)
+		return s->helper;
+	if (access(installed, X_OK) == 0)
+		return installed;
+	return NULL;
+}
+
+/* ---- the plan: filtered env and argv in one arena ---- */
+
+static size_t
+align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/*
+ * es_plan_make carves the arena before it writes there, so zeroing it was
+ * only cost: 24 KiB on every launch, in the parent or the vfork child.
+ */
+void
+es_plan_init(struct es_plan *pl, const char *hook, const char *path,
+    const char *target, char *const *in)
+{
+	memset(pl, 0, offsetof(struct es_plan, stack));
+	pl->hook = hook;
+	pl->path = path;
+	pl->target = target;
+	pl->in = in;
+}
+
+void
+es_plan_release(struct es_plan *pl)
+{
+	if (pl->map != NULL)
+		munmap(pl->map, pl->maplen);
+	pl->map = NULL;
+}
+
+/*
+ * Fills pl: filters the environment, and for a redirect builds the helper's
+ * argv.  pre (may be NULL) is put before argv[1..]: the ENOEXEC fallback
+ * runs "/bin/sh FILE ARGS".  A sandbox launch with no helper installed
+ * becomes a refusal.  Returns 0, or -1 with pl->why set.
+ */
+int
+es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, const char *pre)
+{
+	const struct es_policy *p = &s->pol;
+	size_t argc = 0, bytes = 0, i, outcap, need, scratch, nf = 0;
+	const char *helper = NULL, *forced[ES_NFORCED + 2];
+	char *base;
+	long k;
+
+	/* The shim's own variables, the agent's identity moved if it moved. */
+	for (i = 0; s->forced[i] != NULL; i++)
+		if (pl->agent_var == NULL || s->forced[i] != s->e_agent)
+			forced[nf++] = s->forced[i];
+	if (pl->agent_var != NULL)
+		forced[nf++] = pl->agent_var;
+	forced[nf] = NULL;
+	pl->map = NULL;
+	pl->n = 0;
+	pl->helper = NULL;
+	if (pl->action == ES_A_SANDBOX && (helper = es_helper(s)) == NULL) {
+		pl->action = ES_A_REFUSE;
+		pl->why = "the sandbox helper envshim-sandbox is not installed";
+	}
+	for (i = 0; pl->in != NULL && pl->in[i] != NULL; i++)
+		bytes += strlen(pl->in[i]) + 1;
+	pl->n = i;
+	while (argv != NULL && argv[argc] != NULL)
+		argc++;
+	outcap = pl->n + ES_NFORCED + p->nsets + 1;
+	scratch = es_filter_scratch(pl->n, bytes);
+	need = align8(outcap * sizeof(char *)) +
+	    align8(pl->n * sizeof(struct es_verdict)) +
+	    align8((argc + 8) * sizeof(char *)) + align8(scratch) + ES_LOG_LINE;
+	if (need <= sizeof(pl->stack))
+		base = pl->stack;
+	else {
+		base = mmap(NULL, need, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (base == MAP_FAILED) {
+			pl->why = "environment too large for the memory the shim can map";
+			return -1;
+		}
+		pl->map = base;
+		pl->maplen = need;
+	}
+	pl->envp = (const char **)(void *)base;
+	base += align8(outcap * sizeof(char *));
+	pl->v = (struct es_verdict *)(void *)base;
+	base += align8(pl->n * sizeof(struct es_verdict));
+	pl->argv = (char **)(void *)base;
+	base += align8((argc + 8) * sizeof(char *));
+	pl->logbuf = base;
+	base += ES_LOG_LINE;
+	k = es_filter(p, &s->snap, pl->agent ? ES_F_AGENT : 0, pl->in, pl->n,
+	    forced, pl->envp, outcap, pl->v, base, scratch);
+	if (k < 0) {
+		pl->why = "environment could not be filtered";
+		es_plan_release(pl);
+		return -1;
+	}
+	if (p->mode == ES_MODE_AUDIT) {
+		/* Change nothing but what keeps the shim in the child. */
+		size_t o = 0;
+
+		for (i = 0; forced[i] != NULL; i++)
+			pl->envp[o++] = forced[i];
+		for (i = 0; i < pl->n; i++)
+			if (pl->in[i] != NULL &&
+			    strncmp(pl->in[i], "LD_PRELOAD=", 11) != 0 &&
+			    strncmp(pl->in[i], "ENVSHIM_", 8) != 0)
+				pl->envp[o++] = pl->in[i];
+		pl->envp[o] = NULL;
+	}
+	i = 0;
+	if (pl->action == ES_A_SANDBOX && p->mode != ES_MODE_AUDIT) {
+		pl->argv[i++] = (char *)helper;
+		if (pre == NULL && argv != NULL && argv[0] != NULL &&
+		    strcmp(argv[0], pl->target) != 0) {
+			pl->argv[i++] = (char *)"--argv0";
+			pl->argv[i++] = argv[0];
+		}
+		pl->argv[i++] = (char *)"--";
+		pl->argv[i++] = (char *)pl->target;
+		if (pre != NULL)
+			pl->argv[i++] = (char *)pre;
+		for (k = 1; (size_t)k < argc; k++)
+			pl->argv[i++] = argv[k];
+		pl->argv[i] = NULL;
+		pl->target = helper;
+		pl->helper = helper;
+	} else {
+		if (pre != NULL) {
+			pl->argv[i++] = (char *)pl->target;
+			pl->argv[i++] = (char *)pre;
+			for (k = 1; (size_t)k < argc; k++)
+				pl->argv[i++] = argv[k];
+		} else
+			for (k = 0; (size_t)k < argc; k++)
+				pl->argv[i++] = argv[k];
+		pl->argv[i] = NULL;
+	}
+	return 0;
+}
+
+static void
+who(struct es_audit *a, long pid)
+{
+	a->pid = pid == ES_PID_SELF ? (long)getpid() : pid;
+	a->ppid = pid == ES_PID_SELF ? (long)getppid() : (long)getpid();
+}
+
+/* One record for this launch. */
+void
+es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, char *const *argv)
+{
+	struct es_audit a;
+	long len;
+	int audit = s->pol.mode == ES_MODE_AUDIT;
+
+	if (s->pol.log == ES_LOG_OFF || pl->logbuf == NULL)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.time_ms = now_ms();
+	who(&a, pid);
+	a.hook = pl->hook;
+	a.path = pl->path;
+	a.argv = argv;
+	a.action = audit ? "audit" : action_names[pl->action];
+	a.would = audit ? action_names[pl->action] : NULL;
+	a.reason = pl->why;
+	a.inside = s->inside;
+	a.sandbox = s->sandbox_pid;
+	a.agent = pl->agent;
+	a.audit_mode = audit;
+	a.envp = pl->in;
+	a.n = pl->n;
+	a.v = pl->v;
+	a.p = &s->pol;
+	a.quiet = s->quiet;
+	len = es_audit_format(&a, pl->logbuf, ES_LOG_LINE);
+	if (len > 0)
+		audit_write(s, pl->logbuf, (size_t)len);
+}
+
+/* A refusal nobody could plan for (not ready, broken policy, argc 0). */
+void
+es_log_refusal(const struct es_shim *s, const char *hook, const char *path, char *const *argv,
+    const char *why, long pid)
+{
+	struct es_audit a;
+	char buf[2048];
+	long len;
+
+	es_say_refused(path, why);
+	if (!s->ready || s->pol.log == ES_LOG_OFF)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.time_ms = now_ms();
+	who(&a, pid);
+	a.hook = hook;
+	a.path = path;
+	a.argv = argv;
+	a.action = "refused";
+	a.reason = why;
+	a.inside = s->inside;
+	a.sandbox = s->sandbox_pid;
+	a.p = &s->pol;
+	len = es_audit_format(&a, buf, sizeof(buf));
+	if (len > 0)
+		audit_write(s, buf, (size_t)len);
+}
+
+const char *
+es_precheck(const struct es_shim *s, char *const *argv)
+{
+	if (!s->ready)
+		return "envshim is not initialised in this process";
+	if (s->broken)
+		return s->why;
+	if (argv == NULL || argv[0] == NULL)
+		return "empty argument list (argc 0)";
+	return NULL;
+}
+
+/*
+ * PATH as glibc's execvp reads it (the caller's environ), walked the way
+ * the policy normalises it: empty, relative and ".." entries are skipped.
+ */
+const char *
+es_caller_path(void)
+{
+	const char *path = es_env_value(environ, "PATH");
+
+	return path != NULL ? path : "/bin:/usr/bin";
+}
+
+/* Writes dir "/" file into buf; returns 0 or -1 (skip this entry). */
+int
+es_join(char *buf, size_t cap, const char *dir, size_t dlen, const char *file)
+{
+	size_t flen = strlen(file);
+	size_t i;
+
+	if (dlen == 0 || dir[0] != '/')
+		return -1;
+	for (i = 0; i + 1 < dlen; i++)
+		if (dir[i] == '.' && dir[i + 1] == '.' &&
+		    (i == 0 || dir[i - 1] == '/') &&
+		    (i + 2 == dlen || dir[i + 2] == '/'))
+			return -1;
+	if (dlen + 1 + flen + 1 > cap)
+		return -1;
+	memcpy(buf, dir, dlen);
+	buf[dlen] = '/';
+	memcpy(buf + dlen + 1, file, flen + 1);
+	return 0;
+}

@@ -1,0 +1,429 @@
+/*
+ * mount.c - envshim-sandbox: init's mount sequence.
+ *
+ * In init's new mount namespace, from the plan alone: the inherited tree
+ * read-only, the writable binds, a private /tmp and /dev, the hidden
+ * paths, the read-only paths pinned inside the workspace, then /proc.
+ * Async-signal-safe throughout (init is a clone of the outer): no malloc,
+ * stdio or lookups; a failed step is reported by es_sbx_fail.  Files are
+ * opened with openat(AT_FDCWD, ...): musl's open() follows O_CLOEXEC with
+ * an fcntl, for kernels older than the flag.
+ */
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+
+#include <linux/mount.h>	/* mount_setattr: musl's sys/mount.h lacks it */
+#include <linux/stat.h>		/* statx: musl before 1.2.5 lacks it */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbx.h"
+
+/* The host devices the private /dev keeps, each bound on its own. */
+static const char *const dev_nodes[] = {
+	"null", "zero", "full", "random", "urandom", "tty"
+};
+#define NDEV	(sizeof(dev_nodes) / sizeof(dev_nodes[0]))
+
+/* "/proc/self/fd/N": how mount(2) reaches what an O_PATH fd holds. */
+static const char *
+fdpath(char *buf, size_t len, int fd)
+{
+	size_t off = 0;
+
+	es_sbx_put_str(buf, len, &off, "/proc/self/fd/");
+	es_sbx_put_ulong(buf, len, &off, (unsigned long)fd);
+	return buf;
+}
+
+/* mount_setattr(2) by number: neither libc wraps it. */
+static int
+setattr(int dfd, const char *path, unsigned int flags, uint64_t set,
+    uint64_t clr)
+{
+	struct mount_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.attr_set = set;
+	a.attr_clr = clr;
+	return (int)syscall(SYS_mount_setattr, dfd, path, flags, &a, sizeof(a));
+}
+
+/* statvfs flags that a remount must repeat (they may be locked). */
+static unsigned long
+kept_flags(const char *path)
+{
+	struct statvfs sv;
+	unsigned long f = 0;
+
+	if (statvfs(path, &sv) == -1)
+		return 0;
+	if (sv.f_flag & ST_NOSUID)	f |= MS_NOSUID;
+	if (sv.f_flag & ST_NODEV)	f |= MS_NODEV;
+	if (sv.f_flag & ST_NOEXEC)	f |= MS_NOEXEC;
+	if (sv.f_flag & ST_NOATIME)	f |= MS_NOATIME;
+	if (sv.f_flag & ST_NODIRATIME)	f |= MS_NODIRATIME;
+	if (sv.f_flag & ST_RELATIME)	f |= MS_RELATIME;
+	if (sv.f_flag & ST_RDONLY)	f |= MS_RDONLY;
+	return f;
+}
+
+/* One mount made read-only (or writable) without touching its other flags. */
+static int
+remount(const char *path, int ro)
+{
+	unsigned long f;
+
+	if (setattr(AT_FDCWD, path, 0, ro ? MOUNT_ATTR_RDONLY : 0,
+	    ro ? 0 : MOUNT_ATTR_RDONLY) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -1;
+	f = kept_flags(path) & ~MS_RDONLY;
+	return mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | f |
+	    (ro ? MS_RDONLY : 0), NULL);
+}
+
+/*
+ * Kernels before 5.12 have no recursive mount_setattr: remount every
+ * mount listed in mountinfo, parents first (the file's order).
+ */
+static int
+root_ro_each(void)
+{
+	char buf[16384], mp[ES_PATH_MAX];
+	size_t have = 0, i, j;
+	ssize_t n;
+	int fd, field;
+	char *nl, *p;
+
+	if ((fd = openat(AT_FDCWD, "/proc/self/mountinfo",
+	    O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	for (;;) {
+		n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		if (n < 0) {
+			close(fd);
+			return -1;
+		}
+		have += (size_t)n;
+		buf[have] = '\0';
+		if (have == 0)
+			break;
+		nl = strchr(buf, '\n');
+		/*
+		 * A line longer than buf (an overlay's long option list): the
+		 * mounts after it would stay writable, so refuse instead.
+		 */
+		if (nl == NULL && have == sizeof(buf) - 1) {
+			close(fd);
+			errno = E2BIG;
+			return -1;
+		}
+		if (nl == NULL && n > 0)
+			continue;
+		if (nl == NULL)
+			nl = buf + have;
+		/* field 5 is the mount point, octal-escaped */
+		for (p = buf, field = 1; field < 5 && p < nl; p++)
+			if (*p == ' ')
+				field++;
+		for (i = 0, j = 0; p + i < nl && p[i] != ' ' &&
+		    j + 1 < sizeof(mp); i++) {
+			if (p[i] == '\\' && p + i + 3 < nl) {
+				mp[j++] = (char)(((p[i + 1] - '0') << 6) |
+				    ((p[i + 2] - '0') << 3) | (p[i + 3] - '0'));
+				i += 3;
+			} else
+				mp[j++] = p[i];
+		}
+		mp[j] = '\0';
+		if (j > 0 && remount(mp, 1) == -1 && errno != ENOENT &&
+		    errno != EACCES && errno != ENOTDIR && errno != EINVAL) {
+			close(fd);
+			return -1;
+		}
+		if (nl >= buf + have)
+			break;
+		have -= (size_t)(nl + 1 - buf);
+		memmove(buf, nl + 1, have);
+		buf[have] = '\0';
+		if (n == 0 && have == 0)
+			break;
+	}
+	close(fd);
+	return 0;
+}
+
+/* The whole inherited tree read-only (and nosuid) in one call if possible. */
+static int
+root_ro(void)
+{
+	if (setattr(AT_FDCWD, "/", AT_RECURSIVE,
+	    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -1;
+	return root_ro_each();
+}
+
+/*
+ * Opens name below dirfd without following a symlink: planted links in the
+ * workspace must not move a protection elsewhere.  -2 for a symlink.
+ */
+static int
+open_nofollow(int dirfd, const char *name)
+{
+	struct stat st;
+	int fd;
+
+	if ((fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || S_ISLNK(st.st_mode)) {
+		close(fd);
+		errno = ELOOP;
+		return -2;
+	}
+	return fd;
+}
+
+/* Is fd the root of a mount?  0 when the kernel cannot say (before 5.8). */
+static int
+mount_root(int fd)
+{
+	struct statx sx;
+
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, 0,
+	    &sx) == -1)
+		return 0;
+	return (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
+/*
+ * Makes rel (below the workspace) read-only.  Every directory between the
+ * workspace and rel becomes a mount of itself first: a mount point cannot
+ * be renamed, so the protected path cannot be moved away and replaced.
+ */
+static void
+protect_ro(const struct es_sbx_plan *pl, int item)
+{
+	char comp[NAME_MAX + 1], fp[40];
+	const char *s = pl->mnt[item].path, *e;
+	int dfd, fd;
+	size_t n;
+
+	if ((dfd = openat(AT_FDCWD, pl->ws, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		es_sbx_fail(pl, ES_S_RO_OPEN, item);
+	for (;;) {
+		while (*s == '/')
+			s++;
+		e = strchr(s, '/');
+		n = e ? (size_t)(e - s) : strlen(s);
+		if (n == 0 || n > NAME_MAX)
+			break;
+		memcpy(comp, s, n);
+		comp[n] = '\0';
+		/*
+		 * A repository without .git/hooks would let the command create
+		 * one that runs later, outside: an empty one is made and locked.
+		 */
+		if ((fd = open_nofollow(dfd, comp)) == -1 && errno == ENOENT &&
+		    e == NULL && pl->mnt[item].mkdir && mkdirat(dfd, comp, 0755) == 0)
+			fd = open_nofollow(dfd, comp);
+		if (fd < 0) {
+			if (fd == -2)
+				es_sbx_fail(pl, ES_S_RO_LINK, item);
+			if (errno == ENOENT || errno == ENOTDIR)
+				break;		/* nothing to protect */
+			es_sbx_fail(pl, ES_S_RO_OPEN, item);
+		}
+		/* a directory pinned for an earlier ro path stays as it is */
+		if (e == NULL || !mount_root(fd)) {
+			fdpath(fp, sizeof(fp), fd);
+			if (mount(fp, fp, NULL, MS_BIND | MS_REC, NULL) == -1)
+				es_sbx_fail(pl, e ? ES_S_RO_PIN : ES_S_RO,
+				    item);
+			close(fd);
+			/* reopen: now it names the new mount, not the one below */
+			if ((fd = open_nofollow(dfd, comp)) < 0)
+				es_sbx_fail(pl, fd == -2 ? ES_S_RO_LINK :
+				    ES_S_RO_OPEN, item);
+		}
+		if (e == NULL) {
+			fdpath(fp, sizeof(fp), fd);
+			if (remount(fp, 1) == -1)
+				es_sbx_fail(pl, ES_S_RO, item);
+			close(fd);
+			break;
+		}
+		close(dfd);
+		dfd = fd;
+		s = e;
+	}
+	close(dfd);
+}
+
+/* A /dev of its own: the few nodes a shell needs, no host disk. */
+static void
+setup_dev(const struct es_sbx_plan *pl)
+{
+	static const char *const links[][2] = {
+		{ "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
+		{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
+		{ "ptmx", "pts/ptmx" }
+	};
+	char dst[32], fp[40];
+	int fds[NDEV], fd;
+	size_t i, off;
+
+	for (i = 0; i < NDEV; i++) {
+		off = 0;
+		es_sbx_put_str(dst, sizeof(dst), &off, "/dev/");
+		es_sbx_put_str(dst, sizeof(dst), &off, dev_nodes[i]);
+		fds[i] = openat(AT_FDCWD, dst, O_PATH | O_CLOEXEC);
+	}
+	if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC,
+	    "mode=0755,size=64k,nr_inodes=64") == -1)
+		es_sbx_fail(pl, ES_S_DEV, -1);
+	for (i = 0; i < NDEV; i++) {
+		if (fds[i] == -1)
+			continue;	/* absent on the host: absent here */
+		off = 0;
+		es_sbx_put_str(dst, sizeof(dst), &off, "/dev/");
+		es_sbx_put_str(dst, sizeof(dst), &off, dev_nodes[i]);
+		if ((fd = openat(AT_FDCWD, dst, O_CREAT | O_EXCL | O_WRONLY |
+		    O_CLOEXEC, 0666)) == -1)
+			es_sbx_fail(pl, ES_S_DEVNODE, -1);
+		close(fd);
+		if (mount(fdpath(fp, sizeof(fp), fds[i]), dst, NULL, MS_BIND,
+		    NULL) == -1)
+			es_sbx_fail(pl, ES_S_DEVNODE, -1);
+		close(fds[i]);
+	}
+	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		off = 0;
+		es_sbx_put_str(dst, sizeof(dst), &off, "/dev/");
+		es_sbx_put_str(dst, sizeof(dst), &off, links[i][0]);
+		if (symlink(links[i][1], dst) == -1)
+			es_sbx_fail(pl, ES_S_DEV, -1);
+	}
+	if (mkdir("/dev/pts", 0755) == -1 || mkdir("/dev/shm", 01777) == -1)
+		es_sbx_fail(pl, ES_S_DEV, -1);
+	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+	    "newinstance,ptmxmode=0666,mode=620") == -1)
+		es_sbx_fail(pl, ES_S_PTS, -1);
+	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
+	    "mode=1777") == -1)
+		es_sbx_fail(pl, ES_S_SHM, -1);
+	if (remount("/dev", 1) == -1)
+		es_sbx_fail(pl, ES_S_DEV, -1);
+}
+
+/*
+ * A mount point for a bind whose target the private /tmp covered: its
+ * directories, then a directory or an empty file like the source.
+ */
+static int
+make_target(const char *path, int dir)
+{
+	char buf[ES_PATH_MAX];
+	struct stat st;
+	size_t off = 0;
+	char *s;
+	int fd;
+
+	if (stat(path, &st) == 0)
+		return 0;
+	es_sbx_put_str(buf, sizeof(buf), &off, path);
+	for (s = buf + 1; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	if (dir)
+		return mkdir(buf, 0755) == -1 && errno != EEXIST ? -1 : 0;
+	if ((fd = openat(AT_FDCWD, buf, O_CREAT | O_WRONLY | O_CLOEXEC,
+	    0600)) == -1)
+		return -1;
+	return close(fd);
+}
+
+/* Builds the view: read-only root, writable workspace, private temp, ... */
+void
+es_sbx_mounts(const struct es_sbx_plan *pl)
+{
+	const struct es_sbx_mnt *m;
+	char tmp[ES_PATH_MAX], fp[40];
+	int src[ES_SBX_NMNT];
+	struct stat st;
+	size_t i, off;
+
+	/*
+	 * No MS_SLAVE pass: copying a mount namespace into a new user
+	 * namespace already turns shared mounts into slaves.
+	 */
+	if (root_ro() == -1)
+		es_sbx_fail(pl, ES_S_ROOT_RO, -1);
+	/* hold the writable paths: the private /tmp may cover them */
+	for (i = 0; i < pl->nmnt; i++) {
+		src[i] = -1;
+		if ((pl->mnt[i].kind == ES_MK_RW ||
+		    pl->mnt[i].kind == ES_MK_KEEP) &&
+		    (src[i] = openat(AT_FDCWD, pl->mnt[i].path,
+		    O_PATH | O_CLOEXEC)) == -1)
+			es_sbx_fail(pl, ES_S_BIND, (int)i);
+	}
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+	    "mode=1777") == -1)
+		es_sbx_fail(pl, ES_S_TMP, -1);
+	if (pl->tmpsub != NULL) {
+		off = 0;
+		es_sbx_put_str(tmp, sizeof(tmp), &off, "/tmp/");
+		es_sbx_put_str(tmp, sizeof(tmp), &off, pl->tmpsub);
+		if (mkdir(tmp, 0700) == -1 && errno != EEXIST)
+			es_sbx_fail(pl, ES_S_TMP, -1);
+	}
+	for (i = 0; i < pl->nmnt; i++) {
+		m = &pl->mnt[i];
+		if (m->kind != ES_MK_RW && m->kind != ES_MK_KEEP)
+			continue;
+		if (fstat(src[i], &st) == -1 ||
+		    make_target(m->path, S_ISDIR(st.st_mode)) == -1 ||
+		    mount(fdpath(fp, sizeof(fp), src[i]), m->path, NULL,
+		    MS_BIND | MS_REC, NULL) == -1)
+			es_sbx_fail(pl, ES_S_BIND, (int)i);
+		close(src[i]);
+		/* ES_MK_KEEP stays as read-only as the root it came from. */
+		if (m->kind == ES_MK_RW && !m->host_ro &&
+		    remount(m->path, 0) == -1)
+			es_sbx_fail(pl, ES_S_WRITABLE, (int)i);
+	}
+	setup_dev(pl);
+	for (i = 0; i < pl->nmnt; i++) {
+		m = &pl->mnt[i];
+		/* ENOENT: under the private /tmp or /dev, hidden already */
+		if (m->kind == ES_MK_HIDE_DIR && mount("tmpfs", m->path,
+		    "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		    "mode=0700,size=4k,nr_inodes=1") == -1 && errno != ENOENT)
+			es_sbx_fail(pl, ES_S_HIDE, (int)i);
+		if (m->kind == ES_MK_HIDE_FILE && mount("/dev/null", m->path,
+		    NULL, MS_BIND, NULL) == -1 && errno != ENOENT)
+			es_sbx_fail(pl, ES_S_HIDE, (int)i);
+	}
+	for (i = 0; i < pl->nmnt; i++)
+		if (pl->mnt[i].kind == ES_MK_RO)
+			protect_ro(pl, (int)i);
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    NULL) == -1)
+		es_sbx_fail(pl, ES_S_PROC, -1);
+}

@@ -1,0 +1,455 @@
+/*
+ * outer.c - envshim-sandbox: run one command confined.
+ *
+ *	envshim-sandbox [--policy FILE] [--argv0 NAME] [--] COMMAND [ARGS...]
+ *
+ * Three processes, as in bubblewrap:
+ *   outer	the helper as exec'ed (this file): plans everything (policy,
+ *		paths, argv, environment: plan.c), clones, forwards
+ *		signals (signal.c), mirrors the result.
+ *   init	pid 1 of the new namespaces (init.c): user map, mounts
+ *		(mount.c), then reaps and forwards signals until the
+ *		command ends.
+ *   command	setsid, exec.
+ * The outer does every allocation and lookup; init and the command use
+ * only system calls and memory the outer prepared, and report failures
+ * as a struct over a close-on-exec pipe, which the outer turns into words.
+ *
+ * Never setuid: it refuses to run with AT_SECURE.  Fails closed: under
+ * "sandbox required" the command never runs unconfined.
+ */
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#ifndef ES_SBX_STATIC
+#include <dlfcn.h>
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "es_exec.h"
+#include "es_load.h"
+#include "sbx.h"
+
+extern char **environ;
+
+/* What a failed step is called in the refusal, in enum es_sbx_step's order. */
+static const char *const step_name[] = {
+	"write uid_map", "write setgroups", "write gid_map",
+	"make / read-only", "bind a writable path", "make a path writable",
+	"mount /tmp", "mount /dev", "bind a device", "mount /dev/pts",
+	"mount /dev/shm", "hide a path", "open a ro path",
+	"ro path is a symlink", "pin a ro path's directory",
+	"make a ro path read-only", "mount /proc", "chdir", "read namespace ids",
+	"drop capabilities", "setsid", "join a new session keyring",
+	"scope with Landlock", "PR_SET_PDEATHSIG", "parent exited",
+	"fork", "exec"
+};
+_Static_assert(sizeof(step_name) / sizeof(step_name[0]) == ES_S_EXEC + 1,
+    "a name for every step");
+
+/* The errnos a setup step can meet, by name (not every libc has a table). */
+#define ENAME(e)	{ e, #e }
+static const struct { int e; const char *name; } errno_names[] = {
+	ENAME(EPERM), ENAME(ENOENT), ENAME(ESRCH), ENAME(EINTR), ENAME(EIO),
+	ENAME(ENXIO), ENAME(E2BIG), ENAME(ENOEXEC), ENAME(EBADF),
+	ENAME(EAGAIN), ENAME(ENOMEM), ENAME(EACCES), ENAME(EFAULT),
+	ENAME(EBUSY), ENAME(EEXIST), ENAME(ENODEV), ENAME(ENOTDIR),
+	ENAME(EISDIR), ENAME(EINVAL), ENAME(ENFILE), ENAME(EMFILE),
+	ENAME(ETXTBSY), ENAME(ENOSPC), ENAME(EROFS), ENAME(EMLINK),
+	ENAME(ENAMETOOLONG), ENAME(ENOSYS), ENAME(ELOOP), ENAME(EUSERS),
+	ENAME(EOPNOTSUPP), ENAME(EOVERFLOW)
+};
+
+/* errno as "Operation not permitted (EPERM)". */
+static const char *
+errstr(int e, char *buf, size_t len)
+{
+	const char *n = "?";
+	size_t i;
+
+	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+		if (errno_names[i].e == e)
+			n = errno_names[i].name;
+	snprintf(buf, len, "%s (%s)", strerror(e), n);
+	return buf;
+}
+
+#ifdef ES_SBX_STATIC
+/* No preload enters a static program: its execve is libc's own. */
+static es_execve_fn
+libc_execve(void)
+{
+	return execve;
+}
+#else
+/* Under ASan (dynamic): the shim may be preloaded, libc's execve by name. */
+static es_execve_fn
+libc_execve(void)
+{
+	void *h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	es_execve_fn f = NULL;
+
+	/* libc's own symbol: the shim's execve would redirect us to ourselves */
+	if (h != NULL)
+		*(void **)&f = dlsym(h, "execve");
+	if (f == NULL)
+		es_sbx_refuse("cannot find libc's execve: %s", dlerror());
+	return f;
+}
+#endif
+
+/* A number from /proc/sys, or -1: only to say why, never to decide. */
+static long
+read_sysctl(const char *path)
+{
+	char buf[32];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+#define SYS_USERNS_MAX	"/proc/sys/user/max_user_namespaces"
+#define SYS_USERNS_CLONE "/proc/sys/kernel/unprivileged_userns_clone"
+#define SYS_APPARMOR	"/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
+
+/* Why user namespaces are unavailable, and what fixes it. */
+static void
+userns_cause(int e, char *buf, size_t len)
+{
+	char eb[128];
+	long v;
+
+	if ((e == ENOSPC || e == EUSERS) &&
+	    (v = read_sysctl(SYS_USERNS_MAX)) == 0)
+		snprintf(buf, len, "user namespaces are disabled "
+		    "(user.max_user_namespaces=0); fix: sysctl -w "
+		    "user.max_user_namespaces=10000");
+	else if (e == ENOSPC || e == EUSERS)
+		snprintf(buf, len, "the user namespace limit is reached "
+		    "(user.max_user_namespaces=%ld, or 32 levels of nesting); "
+		    "fix: raise user.max_user_namespaces", v);
+	else if (e == EPERM && read_sysctl(SYS_USERNS_CLONE) == 0)
+		snprintf(buf, len, "unprivileged user namespaces are disabled "
+		    "(kernel.unprivileged_userns_clone=0); fix: sysctl -w "
+		    "kernel.unprivileged_userns_clone=1");
+	else if (e == EPERM && read_sysctl(SYS_APPARMOR) == 1)
+		snprintf(buf, len, "AppArmor restricts unprivileged user "
+		    "namespaces (kernel.apparmor_restrict_unprivileged_userns=1); "
+		    "fix: install envshim's AppArmor profile (it allows "
+		    "\"userns,\") or sysctl -w "
+		    "kernel.apparmor_restrict_unprivileged_userns=0");
+	else if (e == EINVAL)
+		snprintf(buf, len, "the kernel has no user namespaces "
+		    "(CONFIG_USER_NS); fix: use a kernel with them, or set "
+		    "\"sandbox optional\"");
+	else
+		snprintf(buf, len, "cannot create user namespaces: %s; fix: "
+		    "allow unprivileged user namespaces (a container or "
+		    "seccomp filter may forbid them), or set \"sandbox "
+		    "optional\"", errstr(e, eb, sizeof(eb)));
+}
+
+/* "sandbox optional" without a sandbox: said in the audit log, one write. */
+static void
+audit_unconfined(const struct es_policy *p, const char *log,
+    const struct es_sbx_plan *pl, const char *reason)
+{
+	char line[ES_LOG_LINE];
+	struct es_audit a;
+	struct timespec now;
+	long n;
+	int fd;
+
+	if (p->log == ES_LOG_OFF)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	memset(&a, 0, sizeof(a));
+	a.time_ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	a.pid = (long)getpid();
+	a.ppid = (long)getppid();
+	a.hook = "sandbox";
+	a.path = pl->path;
+	a.argv = pl->argv;
+	a.action = "unconfined";
+	a.reason = reason;
+	a.audit_mode = p->mode == ES_MODE_AUDIT;
+	a.p = p;
+	if ((n = es_audit_format(&a, line, sizeof(line))) <= 0)
+		return;
+	if (p->log == ES_LOG_STDERR)
+		(void)!write(STDERR_FILENO, line, (size_t)n);
+	else if (p->log == ES_LOG_SYSLOG)
+		syslog(LOG_AUTHPRIV | LOG_WARNING, "envshim: %.*s", (int)n - 1,
+		    line);
+	else if (log != NULL && (fd = open(log, O_WRONLY | O_APPEND | O_CREAT |
+	    O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600)) != -1) {
+		(void)!write(fd, line, (size_t)n);
+		close(fd);
+	}
+}
+
+/* Ends the outer the way the command ended: same status, same signal. */
+static void __attribute__((noreturn))
+mirror(int st)
+{
+	struct rlimit none = { 0, 0 };
+	sigset_t set;
+	int sig;
+
+	if (WIFEXITED(st))
+		exit(WEXITSTATUS(st));
+	if (!WIFSIGNALED(st))
+		exit(ES_SBX_EXIT);
+	sig = WTERMSIG(st);
+	setrlimit(RLIMIT_CORE, &none);	/* the command's core, not ours */
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	exit(128 + sig);
+}
+
+/* The command's wait status; a signal we forward does not end the wait. */
+static int
+wait_for(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			es_sbx_refuse("waitpid: %s", strerror(errno));
+	return st;
+}
+
+/* Runs the command in a new session without namespaces (sandbox optional). */
+static void __attribute__((noreturn))
+unconfined(struct es_sbx_plan *pl)
+{
+	pid_t pid;
+	size_t i;
+
+	/* no namespace: the identity slot goes */
+	for (i = 0; pl->envp[i] != pl->nsvar; i++)
+		;
+	for (; pl->envp[i] != NULL; i++)
+		pl->envp[i] = pl->envp[i + 1];
+	if ((pid = fork()) == -1)
+		es_sbx_refuse("fork: %s", strerror(errno));
+	if (pid == 0) {
+		es_sbx_sig_restore();
+		sigprocmask(SIG_SETMASK, &pl->mask, NULL);
+		if (setsid() == -1 ||
+		    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
+			_exit(ES_SBX_EXIT);
+		pl->exec(pl->path, pl->argv, pl->envp);
+		dprintf(STDERR_FILENO, "envshim-sandbox: %s: %s\n", pl->path,
+		    strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	es_sbx_sig_to(pid);
+	es_sbx_sig_forward(1);
+	sigprocmask(SIG_SETMASK, &pl->mask, NULL);
+	mirror(wait_for(pid));
+}
+
+/*
+ * Bad usage is envshim's failure too: 125, never a status of the command.
+ * Asked for (--help), it is an answer: stdout and 0.
+ */
+static void __attribute__((noreturn))
+usage(int asked)
+{
+	fprintf(asked ? stdout : stderr, "usage: envshim-sandbox [--policy FILE] "
+	    "[--argv0 NAME] [--] COMMAND [ARGS...]\n"
+	    "       envshim-sandbox --help | --version\n");
+	exit(asked ? 0 : ES_SBX_EXIT);
+}
+
+/*
+ * The outer, in order: refuse setuid, read the policy, plan, clone init,
+ * pass signals on, then end the way the command ended.
+ */
+int
+main(int argc, char *argv[])
+{
+	static struct es_sbx_plan pl;
+	static struct es_policy pol;
+	struct es_parse_err perr;
+	const char *polfile = NULL, *argv0 = NULL, *cfg, *home;
+	static char *log;	/* held, like the plan, until the process ends */
+	char why[512], eb[128], cwd[ES_PATH_MAX];
+	int msgp[2], alivep[2], flags, i, st = 0, got = 0, pe;
+	ssize_t n;
+	struct es_sbx_msg m, fmsg;
+	pid_t ppid = getppid(), pid;
+	sigset_t all;
+	size_t k;
+
+	if (getauxval(AT_SECURE) || geteuid() != getuid() ||
+	    getegid() != getgid()) {
+		dprintf(STDERR_FILENO, "envshim-sandbox: refusing to run "
+		    "setuid or setgid\n");
+		return ES_SBX_EXIT;
+	}
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			i++;
+			break;
+		} else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
+			polfile = argv[++i];
+		else if (strcmp(argv[i], "--argv0") == 0 && i + 1 < argc)
+			argv0 = argv[++i];
+		else if (strcmp(argv[i], "--help") == 0)
+			usage(1);
+		else if (strcmp(argv[i], "--version") == 0) {
+			printf("envshim-sandbox %s\n", ES_VERSION);
+			return 0;
+		} else if (argv[i][0] == '-')
+			usage(0);
+		else
+			break;
+	}
+	if (i >= argc)
+		usage(0);
+	es_sbx_refuse_as(argv[i]);
+
+	if (polfile != NULL)
+		pe = es_policy_load_file(&pol, polfile, &perr);
+	else if ((cfg = getenv("ENVSHIM_CONFIG")) != NULL)
+		pe = es_policy_load_text(&pol, cfg, "ENVSHIM_CONFIG", &perr);
+	else
+		pe = es_policy_load_root(&pol, NULL, &perr);
+	if (pe == -1)
+		es_sbx_refuse("policy: %s",
+		    es_parse_err_str(&perr, why, sizeof(why)));
+
+	pl.path = es_sbx_resolve(argv[i]);
+	pl.argv = &argv[i];
+	if (argv0 != NULL)
+		pl.argv[0] = (char *)argv0;
+	es_sbx_plan_env(&pl);
+	pl.exec = libc_execve();
+	es_sbx_sig_save();
+
+	if (pol.sandbox == ES_SANDBOX_OFF) {
+		pl.exec(pl.path, pl.argv, environ);
+		dprintf(STDERR_FILENO, "envshim-sandbox: %s: %s\n", pl.path,
+		    strerror(errno));
+		return errno == ENOENT ? 127 : 126;
+	}
+
+	home = es_sbx_home();
+	pl.ws = es_sbx_workspace(home);
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		es_sbx_refuse("cannot read the working directory: %s",
+		    strerror(errno));
+	pl.cwd = cwd;
+	pl.uid = getuid();
+	pl.outer = getpid();
+	pl.gid = getgid();
+	pl.netns = !pol.network;
+	log = es_sbx_log_path(&pol, home);
+	es_sbx_plan_mounts(&pl, &pol, home, log);
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		es_sbx_refuse("PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
+	    getppid() != ppid)
+		es_sbx_refuse("the caller exited");
+	if (pipe2(msgp, O_CLOEXEC) == -1 || pipe2(alivep, O_CLOEXEC) == -1)
+		es_sbx_refuse("pipe: %s", strerror(errno));
+	pl.msgfd = msgp[1];
+	pl.alivefd = alivep[0];
+
+	/* signals wait until someone is there to receive them */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &pl.mask);
+	flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
+	    CLONE_NEWUTS | (pl.netns ? CLONE_NEWNET : 0);
+	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
+	    NULL);
+	if (pid == 0) {
+		close(msgp[0]);
+		close(alivep[1]);
+		es_sbx_init(&pl);
+	}
+	close(msgp[1]);
+	close(alivep[0]);
+	if (pid == -1) {
+		userns_cause(errno, why, sizeof(why));
+		if (pol.sandbox != ES_SANDBOX_OPTIONAL)
+			es_sbx_refuse("%s", why);
+		audit_unconfined(&pol, log, &pl, why);
+		unconfined(&pl);
+	}
+	es_sbx_sig_to(pid);
+	es_sbx_sig_forward(0);
+	sigprocmask(SIG_SETMASK, &pl.mask, NULL);
+
+	/*
+	 * init's report: a setup failure, the command's exec failure, a
+	 * status.  The status comes when nothing else runs inside, so the
+	 * outer ends then, without waiting for init: tearing down init's
+	 * namespaces (an RCU grace period for the mounts) need not delay
+	 * the caller.  A report cut short is init's death.
+	 */
+	memset(&fmsg, 0, sizeof(fmsg));
+	while (!got && ((n = read(msgp[0], &m, sizeof(m))) ==
+	    (ssize_t)sizeof(m) || (n == -1 && errno == EINTR))) {
+		if (n == -1)
+			continue;
+		if (m.kind == ES_M_FAIL && fmsg.kind == 0)
+			fmsg = m;
+		else if (m.kind == ES_M_STATUS) {
+			st = m.status;
+			got = 1;
+		}
+	}
+	if (fmsg.kind == ES_M_FAIL && fmsg.step == ES_S_EXEC) {
+		dprintf(STDERR_FILENO, "envshim-sandbox: %s: %s\n", pl.path,
+		    strerror(fmsg.err));
+		return fmsg.err == ENOENT ? 127 : 126;
+	}
+	if (fmsg.kind == ES_M_FAIL) {
+		snprintf(why, sizeof(why), "sandbox setup failed: %s%s%s: %s",
+		    step_name[fmsg.step], fmsg.item >= 0 ? " " : "",
+		    fmsg.item >= 0 ? pl.mnt[fmsg.item].path : "",
+		    errstr(fmsg.err, eb, sizeof(eb)));
+		if (fmsg.err == EPERM && read_sysctl(SYS_APPARMOR) == 1) {
+			k = strlen(why);
+			snprintf(why + k, sizeof(why) - k, "; ");
+			userns_cause(EPERM, why + k + 2, sizeof(why) - k - 2);
+		}
+		if (pol.sandbox != ES_SANDBOX_OPTIONAL ||
+		    fmsg.step == ES_S_PARENT)
+			es_sbx_refuse("%s", why);
+		audit_unconfined(&pol, log, &pl, why);
+		unconfined(&pl);
+	}
+	if (!got)
+		es_sbx_refuse("sandbox init ended without a status");
+	mirror(st);
+}
+

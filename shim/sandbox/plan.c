@@ -1,0 +1,342 @@
+/*
+ * plan.c - envshim-sandbox: the outer's plan for init.
+ *
+ * Where the command is, which environment it gets, the home and the
+ * workspace, the audit log, and every mount init will make: decided here,
+ * before the clone, where lookups and allocation are allowed, so init
+ * only makes system calls.  What cannot be planned is refused (exit 125).
+ */
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "es_load.h"
+#include "sbx.h"
+
+extern char **environ;
+
+/* The plan is made once and held to the end: out of memory is a refusal. */
+static void *
+xcalloc(size_t n, size_t sz)
+{
+	void *p;
+
+	if ((p = calloc(n, sz)) == NULL)
+		es_sbx_refuse("out of memory");
+	return p;
+}
+
+/* The same for a string. */
+static char *
+xstrdup(const char *s)
+{
+	char *p;
+
+	if ((p = strdup(s)) == NULL)
+		es_sbx_refuse("out of memory");
+	return p;
+}
+
+/* "~/x" under $HOME, "rel" under base; NULL when there is no $HOME. */
+static char *
+expand(const char *s, const char *home, const char *base)
+{
+	char buf[ES_PATH_MAX];
+	int n;
+
+	if (s[0] == '~' && (s[1] == '/' || s[1] == '\0')) {
+		if (home == NULL)
+			return NULL;
+		n = snprintf(buf, sizeof(buf), "%s%s", home, s + 1);
+	} else if (s[0] != '/')
+		n = snprintf(buf, sizeof(buf), "%s/%s", base, s);
+	else
+		n = snprintf(buf, sizeof(buf), "%s", s);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		es_sbx_refuse("path too long: %.64s...", s);
+	return xstrdup(buf);
+}
+
+/* execvp's search, done once here so init needs no lookup. */
+char *
+es_sbx_resolve(const char *cmd)
+{
+	char buf[ES_PATH_MAX];
+	const char *path, *p, *e;
+	struct stat st;
+	int n;
+
+	if (strchr(cmd, '/') != NULL)
+		return xstrdup(cmd);
+	if ((path = getenv("PATH")) == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; ; p = e + 1) {
+		e = strchrnul(p, ':');
+		n = snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(e - p), p,
+		    e == p ? "" : "/", cmd);
+		if (n > 0 && (size_t)n < sizeof(buf) && stat(buf, &st) == 0 &&
+		    S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+			return xstrdup(buf);
+		if (*e == '\0')
+			break;
+	}
+	dprintf(STDERR_FILENO, "envshim-sandbox: %s: command not found\n", cmd);
+	exit(127);
+}
+
+/*
+ * $HOME, else the caller's /etc/passwd entry, read directly: the static
+ * helper has no NSS modules to load.  A caller known only to another
+ * source (LDAP, sssd) must say HOME, or the ~ paths could not be hidden.
+ */
+const char *
+es_sbx_home(void)
+{
+	const char *h = getenv("HOME");
+	struct passwd *pw;
+	uid_t uid = getuid();
+	FILE *f;
+
+	if (h != NULL && h[0] == '/')
+		return h;
+	if ((f = fopen("/etc/passwd", "re")) != NULL) {
+		while ((pw = fgetpwent(f)) != NULL)
+			if (pw->pw_uid == uid && pw->pw_dir[0] == '/') {
+				h = xstrdup(pw->pw_dir);
+				break;
+			}
+		fclose(f);
+	}
+	if (h == NULL || h[0] != '/')
+		es_sbx_refuse("HOME is not set and uid %lu has no home in "
+		    "/etc/passwd; set HOME", (unsigned long)uid);
+	return h;
+}
+
+/* Is a an ancestor of b (or b itself)?  Both canonical. */
+static int
+covers(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return 1;
+	return strncmp(a, b, n) == 0 && (b[n] == '/' || b[n] == '\0');
+}
+
+/*
+ * $ENVSHIM_WORKSPACE (the agent's), else where we are: the one tree the
+ * command may write, so never / nor anything holding the home.
+ */
+char *
+es_sbx_workspace(const char *home)
+{
+	const char *w = getenv("ENVSHIM_WORKSPACE");
+	char *ws, *rh, cwd[ES_PATH_MAX];
+
+	if (w == NULL || *w == '\0') {
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			es_sbx_refuse("cannot read the working directory: %s",
+			    strerror(errno));
+		w = cwd;
+	}
+	if ((ws = realpath(w, NULL)) == NULL)
+		es_sbx_refuse("workspace %s: %s", w, strerror(errno));
+	if (strcmp(ws, "/") == 0)
+		es_sbx_refuse("the workspace is /; run from a project "
+		    "directory");
+	if (home != NULL && (rh = realpath(home, NULL)) != NULL) {
+		if (covers(ws, rh))
+			es_sbx_refuse("the workspace %s is your home "
+			    "directory or contains it; run from a project "
+			    "directory", ws);
+		free(rh);
+	}
+	return ws;
+}
+
+/* The mount, once: a path named twice (policy and default) is one mount. */
+static int
+add_mnt(struct es_sbx_plan *pl, int kind, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nmnt; i++)
+		if (pl->mnt[i].kind == kind &&
+		    strcmp(pl->mnt[i].path, path) == 0)
+			return 0;
+	if (pl->nmnt == ES_SBX_NMNT)
+		es_sbx_refuse("too many sandbox paths (at most %d)",
+		    ES_SBX_NMNT);
+	pl->mnt[pl->nmnt].kind = kind;
+	pl->mnt[pl->nmnt].path = path;
+	pl->nmnt++;
+	return 1;
+}
+
+/* A writable bind, if the path exists. */
+static void
+add_rw(struct es_sbx_plan *pl, const char *path)
+{
+	struct statvfs sv;
+	char *rp;
+
+	if (path == NULL || (rp = realpath(path, NULL)) == NULL)
+		return;
+	if (!add_mnt(pl, ES_MK_RW, rp)) {
+		free(rp);	/* listed already: its flags stay as they are */
+		return;
+	}
+	if (statvfs(rp, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+		pl->mnt[pl->nmnt - 1].host_ro = 1;
+}
+
+/*
+ * Files that must stay visible inside, read-only, also under /tmp, which
+ * the private /tmp covers: the shim (the shells' children are filtered by
+ * it, and records from inside reach the log) and the command itself.
+ */
+static void
+keep_file(struct es_sbx_plan *pl, const char *path)
+{
+	char *rp;
+
+	if (path == NULL || path[0] != '/' || (rp = realpath(path, NULL)) == NULL)
+		return;
+	/* elsewhere the read-only root shows it; the workspace is bound */
+	if (!covers("/tmp", rp) || (pl->ws != NULL && covers(pl->ws, rp))) {
+		free(rp);
+		return;
+	}
+	if (!add_mnt(pl, ES_MK_KEEP, rp))
+		free(rp);
+}
+
+/* The shim LD_PRELOAD names, and the command, if they live under /tmp. */
+static void
+keep_shim(struct es_sbx_plan *pl)
+{
+	const char *x = getenv("LD_PRELOAD");
+
+	/* The shim forces exactly one absolute entry; anything else: not ours. */
+	if (x != NULL && strpbrk(x, " :") == NULL)
+		keep_file(pl, x);
+	keep_file(pl, pl->path);
+}
+
+/*
+ * An empty stand-in, if the path exists: tmpfs for a directory, else null.
+ * With own, path was allocated for this call and is freed if not kept.
+ */
+static void
+add_hide(struct es_sbx_plan *pl, char *path, int own)
+{
+	struct stat st;
+
+	if (path != NULL && path[0] == '/' && stat(path, &st) == 0 &&
+	    add_mnt(pl, S_ISDIR(st.st_mode) ? ES_MK_HIDE_DIR : ES_MK_HIDE_FILE,
+	    path))
+		return;
+	if (own)
+		free(path);
+}
+
+/* Credentials and daemon sockets no sandboxed shell should reach. */
+static const char *const default_hide[] = {
+	"~/.ssh", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube",
+	"~/.docker", "~/.gnupg", "~/.netrc", "~/.npmrc", "~/.pypirc",
+	"~/.git-credentials", "~/.config/gh",
+	"/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock",
+	"/var/run/podman/podman.sock"
+};
+/* What git runs later, outside: hooks, and config (core.hooksPath, ...). */
+static const char *const default_ro[] = { ".git/hooks", ".git/config" };
+
+/* The audit log: created here if missing, so init can bind it writable. */
+char *
+es_sbx_log_path(const struct es_policy *p, const char *home)
+{
+	char buf[ES_PATH_MAX];
+	struct stat st;
+
+	if (es_log_file(p, home, buf, sizeof(buf)) != 0)
+		return NULL;
+	/* one lstat when it exists: no mkdir for each directory above it */
+	if ((lstat(buf, &st) == -1 || !S_ISREG(st.st_mode)) &&
+	    es_log_create(buf) != 0)
+		return NULL;
+	return xstrdup(buf);
+}
+
+/* Every mount init will make, decided here where lookups are cheap. */
+void
+es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
+    const char *home, const char *log)
+{
+	const char *x, *tmpdir;
+	char buf[64];
+	size_t i;
+
+	add_rw(pl, pl->ws);
+	for (i = 0; i < p->nrw; i++) {
+		char *e = expand(p->rw[i].s, home, pl->ws);
+
+		add_rw(pl, e);	/* keeps its own realpath */
+		free(e);
+	}
+	if (log != NULL)
+		add_rw(pl, log);
+	keep_shim(pl);
+	for (i = 0; i < sizeof(default_hide) / sizeof(default_hide[0]); i++)
+		add_hide(pl, expand(default_hide[i], home, pl->ws), 1);
+	for (i = 0; i < p->nhide; i++)
+		add_hide(pl, expand(p->hide[i].s, home, pl->ws), 1);
+	if ((x = getenv("XDG_RUNTIME_DIR")) != NULL)
+		add_hide(pl, (char *)x, 0);
+	snprintf(buf, sizeof(buf), "/run/user/%lu", (unsigned long)pl->uid);
+	add_hide(pl, xstrdup(buf), 1);
+	if ((x = getenv("SSH_AUTH_SOCK")) != NULL)
+		add_hide(pl, (char *)x, 0);
+	for (i = 0; i < sizeof(default_ro) / sizeof(default_ro[0]); i++)
+		if (add_mnt(pl, ES_MK_RO, default_ro[i]))
+			pl->mnt[pl->nmnt - 1].mkdir =
+			    strcmp(default_ro[i], ".git/hooks") == 0;
+	for (i = 0; i < p->nro; i++) {
+		x = p->ro[i].s;
+		if (x[0] == '/' || x[0] == '~') {
+			x = expand(x, home, pl->ws);
+			if (!covers(pl->ws, x) || strcmp(x, pl->ws) == 0)
+				es_sbx_refuse("ro path %s is not inside the "
+				    "workspace %s", p->ro[i].s, pl->ws);
+			x += strlen(pl->ws) + 1;
+		}
+		add_mnt(pl, ES_MK_RO, x);
+	}
+	/* a $TMPDIR below /tmp must exist in the private /tmp too */
+	tmpdir = getenv("TMPDIR");
+	if (tmpdir != NULL && strncmp(tmpdir, "/tmp/", 5) == 0 &&
+	    tmpdir[5] != '\0' && strchr(tmpdir + 5, '/') == NULL)
+		pl->tmpsub = tmpdir + 5;
+}
+
+/* The environment as received, plus the namespace identity slot. */
+void
+es_sbx_plan_env(struct es_sbx_plan *pl)
+{
+	size_t n, i, j;
+
+	for (n = 0; environ[n] != NULL; n++)
+		;
+	pl->envp = xcalloc(n + 2, sizeof(char *));
+	for (i = 0, j = 0; i < n; i++)
+		if (strncmp(environ[i], "ENVSHIM_SANDBOX_NS=", 19) != 0)
+			pl->envp[j++] = environ[i];
+	pl->envp[j++] = pl->nsvar;
+	pl->envp[j] = NULL;
+}

@@ -1,0 +1,117 @@
+/*
+ * sbx.h - what the envshim-sandbox helper's files share.  Not part of the
+ * shim, nor of the command.
+ *
+ * The outer (outer.c) fills a struct es_sbx_plan (plan.c) and
+ * clones; init (init.c, mount.c) only reads it.  Everything init
+ * reaches MUST stay async-signal-safe: no malloc, stdio or lookups.
+ */
+#ifndef ES_SBX_H
+#define ES_SBX_H
+
+#include <sys/types.h>
+#include <signal.h>
+
+#include "es_limits.h"
+#include "es_policy.h"
+
+#define ES_SBX_EXIT	125	/* envshim's own failure, never the command's */
+
+typedef int (*es_execve_fn)(const char *, char *const[], char *const[]);
+
+/* The steps init takes; the outer names the failing one (outer.c). */
+enum es_sbx_step {
+	ES_S_MAP_UID, ES_S_SETGROUPS, ES_S_MAP_GID, ES_S_ROOT_RO, ES_S_BIND,
+	ES_S_WRITABLE, ES_S_TMP, ES_S_DEV, ES_S_DEVNODE, ES_S_PTS, ES_S_SHM,
+	ES_S_HIDE, ES_S_RO_OPEN, ES_S_RO_LINK, ES_S_RO_PIN, ES_S_RO,
+	ES_S_PROC, ES_S_CHDIR, ES_S_NSID, ES_S_CAPS, ES_S_SETSID,
+	ES_S_KEYRING, ES_S_LANDLOCK, ES_S_PDEATHSIG, ES_S_PARENT, ES_S_FORK,
+	ES_S_EXEC
+};
+
+/* What init tells the outer, one write each. */
+enum es_sbx_msg_kind { ES_M_FAIL = 1, ES_M_STATUS };
+struct es_sbx_msg {
+	int	kind;
+	int	step;		/* enum es_sbx_step */
+	int	err;		/* errno */
+	int	item;		/* index into plan.mnt, or -1 */
+	int	status;		/* wait status of the command */
+};
+
+/* One mount init makes; the outer decided its kind. */
+enum es_sbx_mnt_kind {
+	ES_MK_RW, ES_MK_HIDE_DIR, ES_MK_HIDE_FILE, ES_MK_RO, ES_MK_KEEP
+};
+struct es_sbx_mnt {
+	int		 kind;
+	int		 host_ro;	/* RW: already read-only on the host */
+	int		 mkdir;		/* RO: a missing last directory is made */
+	const char	*path;		/* absolute; RO: in the workspace */
+};
+
+#define ES_SBX_NMNT	(3 * ES_MAX_PATHS + 32)
+
+/* Everything init and the command need, prepared by the outer. */
+struct es_sbx_plan {
+	const char	*path;		/* resolved command */
+	char		**argv;
+	char		**envp;
+	char		 nsvar[96];	/* "ENVSHIM_SANDBOX_NS=u:m:p", an envp slot */
+	pid_t		 outer;		/* this launch's pid as the log outside knows it */
+	const char	*ws;
+	const char	*cwd;
+	const char	*tmpsub;	/* $TMPDIR below /tmp, or NULL */
+	uid_t		 uid;
+	gid_t		 gid;
+	int		 netns;
+	size_t		 nmnt;
+	struct es_sbx_mnt mnt[ES_SBX_NMNT];
+	es_execve_fn	 exec;
+	int		 msgfd;		/* write end, close-on-exec */
+	int		 alivefd;	/* read end: EOF when the outer is gone */
+	sigset_t	 mask;		/* the caller's signal mask */
+};
+
+/*
+ * report.c: the one line every refusal prints, then exit 125, naming the
+ * command set by es_sbx_refuse_as; and the AS-safe pieces init and the
+ * mounts share: bounded appends, and the report of a failed step (errno
+ * as it stands) before _exit(125).
+ */
+void	 es_sbx_refuse_as(const char *name);
+void	 es_sbx_refuse(const char *fmt, ...)
+	    __attribute__((noreturn, format(printf, 1, 2)));
+void	 es_sbx_put_str(char *buf, size_t len, size_t *off, const char *s);
+void	 es_sbx_put_ulong(char *buf, size_t len, size_t *off, unsigned long v);
+void	 es_sbx_fail(const struct es_sbx_plan *, int step, int item)
+	    __attribute__((noreturn));
+
+/*
+ * plan.c: the outer's planning; may allocate, and refuses (exits) on
+ * what it cannot plan.
+ */
+char	*es_sbx_resolve(const char *cmd);
+void	 es_sbx_plan_env(struct es_sbx_plan *);
+const char *es_sbx_home(void);
+char	*es_sbx_workspace(const char *home);
+char	*es_sbx_log_path(const struct es_policy *, const char *home);
+void	 es_sbx_plan_mounts(struct es_sbx_plan *, const struct es_policy *,
+	    const char *home, const char *log);
+
+/* init.c: pid 1 of the new namespaces; never returns. */
+void	 es_sbx_init(struct es_sbx_plan *) __attribute__((noreturn));
+
+/* mount.c: init's view of the file system, from the plan.  AS-safe. */
+void	 es_sbx_mounts(const struct es_sbx_plan *);
+
+/*
+ * signal.c: signals to the process that should see them.  save
+ * remembers the caller's dispositions, which restore gives a child back.
+ */
+void	 es_sbx_sig_save(void);
+void	 es_sbx_sig_forward(int group);
+void	 es_sbx_sig_to(pid_t);
+void	 es_sbx_sig_restore(void);
+
+#endif

@@ -1,0 +1,130 @@
+#!/usr/bin/env bats
+# envshim doctor: real checks, a fix for each failure, exit 0 only if all pass.
+
+bats_require_minimum_version 1.5.0
+load ../cli
+
+setup() {
+	cli_setup
+	BUILD=$(cd "$BATS_TEST_DIRNAME/../../../build" && pwd)
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	# A private copy of the products, to break one at a time.
+	COPY="$BATS_TEST_TMPDIR/bin"
+	mkdir "$COPY"
+	cp "$BUILD/envshim" "$BUILD/libenvshim.so" "$BUILD/envshim-sandbox" "$COPY/"
+}
+
+@test "the user-namespace verdict agrees with unshare(1)" {
+	run "$COPY/envshim" doctor
+	if unshare -Um true 2>/dev/null; then
+		grep -qx 'ok   user namespaces: the sandbox helper ran a command confined' <<<"$output"
+	else
+		grep -q '^FAIL user namespaces' <<<"$output"
+		grep -q '^     fix: ' <<<"$output"
+	fi
+}
+
+@test "a healthy build tree passes every other check" {
+	run "$COPY/envshim" doctor
+	grep -qx "ok   shim: $COPY/libenvshim.so" <<<"$output"
+	grep -qx "ok   sandbox helper: $COPY/envshim-sandbox" <<<"$output"
+	grep -q '^ok   policy: 1 layer valid: builtin' <<<"$output"
+	grep -qx "ok   log: $XDG_STATE_HOME/envshim/audit.jsonl (writable)" <<<"$output"
+	[ -d "$XDG_STATE_HOME/envshim" ]
+	if unshare -Um true 2>/dev/null; then
+		[ "$status" -eq 0 ]
+		[ "${lines[-1]}" = "all checks passed" ]
+	fi
+}
+
+@test "doctor says whether Landlock scopes the sandbox, as the kernel does" {
+	run "$COPY/envshim" doctor
+	abi=$(python3 -c 'import ctypes; print(max(0, ctypes.CDLL(None).syscall(444, None, 0, 1)))')
+	if [ "$abi" -ge 6 ]; then
+		grep -qx "ok   landlock: ABI $abi: abstract sockets and signals outside the sandbox are out of reach" <<<"$output"
+	else
+		grep -q "^ok   landlock: no scoping (ABI $abi, needs 6" <<<"$output"
+	fi
+}
+
+@test "a setuid helper fails with the fix" {
+	chmod u+s "$COPY/envshim-sandbox"
+	run -1 "$COPY/envshim" doctor
+	grep -qx "FAIL sandbox helper: $COPY/envshim-sandbox is setuid or setgid" <<<"$output"
+	grep -q 'fix: chmod ug-s' <<<"$output"
+}
+
+@test "a missing or non-executable helper fails" {
+	chmod 644 "$COPY/envshim-sandbox"
+	run -1 "$COPY/envshim" doctor
+	grep -q "^FAIL sandbox helper: $COPY/envshim-sandbox is not executable" <<<"$output"
+	rm "$COPY/envshim-sandbox"
+	run -1 "$COPY/envshim" doctor
+	grep -q '^FAIL sandbox helper: not found' <<<"$output"
+}
+
+@test "a helper that is there but does not work fails the check it is for" {
+	# doctor asks the helper, not itself: an AppArmor profile or a
+	# container decides for the helper.  This one runs and exits 1.
+	cp /bin/false "$COPY/envshim-sandbox"
+	run -1 "$COPY/envshim" doctor
+	grep -qx "ok   sandbox helper: $COPY/envshim-sandbox" <<<"$output"
+	grep -qx 'FAIL user namespaces: the sandbox helper refused: it failed (status 1)' <<<"$output"
+	grep -q '^     fix: .*or set sandbox optional in your policy' <<<"$output"
+}
+
+@test "without user namespaces doctor gives the helper's reason and fix, as nobody" {
+	d=$BATS_TEST_TMPDIR
+	while [ "$d" != / ] && [ "$d" != /tmp ]; do chmod o+x "$d"; d=$(dirname "$d"); done
+	chmod -R a+rX "$COPY"
+	mkdir -p "$BATS_TEST_TMPDIR/nbhome"
+	if [ "$(id -u)" = 0 ]; then
+		chown 65534:65534 "$BATS_TEST_TMPDIR/nbhome"
+		set -- setpriv --reuid=65534 --regid=65534 --clear-groups
+	fi
+	run "$@" unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces &&
+		HOME='"$BATS_TEST_TMPDIR/nbhome"' XDG_STATE_HOME= '"$COPY/envshim"' doctor'
+	[ "$status" -eq 1 ]
+	grep -qx 'FAIL user namespaces: the sandbox helper refused: user namespaces are disabled (user.max_user_namespaces=0)' <<<"$output"
+	grep -qx '     fix: sysctl -w user.max_user_namespaces=10000, or set sandbox optional in your policy' <<<"$output"
+}
+
+@test "a bad policy fails with file and line" {
+	p=$(policy_file p <<<'network maybe')
+	run -1 "$COPY/envshim" doctor --policy "$p"
+	grep -qx "FAIL policy: $p:1: network takes on or off" <<<"$output"
+	# the fix names what an installed system has: the man page
+	grep -qx '     fix: correct that line; envshim-policy(5) lists the keywords' <<<"$output"
+}
+
+@test "an unwritable log fails" {
+	p=$(policy_file p <<<'log /proc/envshim-no/audit.jsonl')
+	run -1 "$COPY/envshim" doctor --policy "$p"
+	grep -q '^FAIL log: /proc/envshim-no/audit.jsonl: ' <<<"$output"
+}
+
+@test "doctor and --contain agree, and no contained agent starts with every shell refused" {
+	# As root a contained shell's sandbox cannot map uid 0 (Linux 5.12+
+	# wants CAP_SETFCAP, which --contain drops): the agent used to start
+	# and see "refused ... write uid_map" for every shell.
+	mkdir -p "$BATS_TEST_TMPDIR/ws"
+	cd "$BATS_TEST_TMPDIR/ws"
+	run "$COPY/envshim" doctor
+	verdict=$(grep 'contain mode' <<<"$output")
+	run "$COPY/envshim" --contain -- /bin/sh -c '/bin/sh -c "echo inner ran"'
+	[[ "$output" != *"envshim: refused"* ]]
+	if [[ "$verdict" == "ok   contain mode: "* ]]; then
+		[ "$status" -eq 0 ]
+		[ "$output" = "inner ran" ]
+	elif [[ "$verdict" == *"unavailable: no shell inside could be sandboxed"* ]]; then
+		[ "$(id -u)" = 0 ]
+		[ "$status" -eq 125 ]
+		[[ "$output" == "envshim: --contain: no shell inside could be sandboxed"*"run the agent as an ordinary user, or set sandbox off)" ]]
+		# with shells not sandboxed, root's contained agent runs
+		p=$(policy_file off <<<'sandbox off')
+		run -0 "$COPY/envshim" --contain --policy "$p" -- /bin/sh -c '/bin/sh -c "echo inner ran"'
+		[ "$output" = "inner ran" ]
+	else
+		[ "$status" -eq 125 ]
+	fi
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env bats
+# envshim log: the audit log as a tree, a summary, and hostile lines.
+
+bats_require_minimum_version 1.5.0
+load ../cli
+
+setup() {
+	cli_setup
+	LOG="$BATS_TEST_TMPDIR/audit.jsonl"
+	cat > "$LOG" <<'J'
+{"time":"2025-11-30T09:00:00.100Z","pid":100,"ppid":1,"hook":"execve","path":"/usr/bin/agent","argv":["agent"],"action":"run","inside":false,"agent":true,"mode":"enforce","dropped":[],"rewritten":[]}
+{"time":"2025-11-30T09:00:01.000Z","pid":123,"ppid":100,"hook":"execve","path":"/bin/bash","argv":["bash","-c","env"],"action":"sandbox","inside":false,"agent":false,"mode":"enforce","dropped":[{"name":"GITHUB_TOKEN","reason":"secret-name"},{"name":"LD_PRELOAD","reason":"locked"}],"rewritten":[{"name":"PATH","reason":"normalised"}]}
+{"time":"2025-11-30T09:00:01.500Z","pid":124,"ppid":123,"hook":"execve","path":"/usr/bin/env","argv":["env"],"action":"run","inside":true,"agent":false,"mode":"enforce","dropped":[]}
+this line is not json
+{"time":"2025-11-30T09:00:02.000Z","pid":130,"ppid":100,"hook":"posix_spawn","path":"/opt/static","argv":["static","***"],"action":"refused","reason":"statically linked","inside":false,"agent":false,"mode":"enforce","dropped":[{"name":"AWS_SECRET_ACCESS_KEY","reason":"secret-name"},{"name":"X\u001b[31m","reason":"injection"}]}
+{"time":"2025-11-30T09:00:03.000Z","pid":131,"ppid":100,"hook":"execve","path":"/usr/bin/git","argv":["git","status"],"action":"run","inside":false,"agent":false,"mode":"enforce"}
+{"time":"2025-11-30T09:00:04.000Z","pid":132,"ppid":100,"hook":"execve","path":"/x","argv":["x"],"action":"run","dropped":[{"name":"A","reason":"policy"}
+J
+}
+
+@test "the log shows a tree by pid and ppid, with what each launch lost" {
+	run -0 "$ENVSHIM" log "$LOG"
+	[ "${lines[0]}" = "100 agent  [run] (agent)" ]
+	[ "${lines[1]}" = "|- 123 bash -c env  [sandbox]" ]
+	[ "${lines[2]}" = "|     dropped: GITHUB_TOKEN (secret-name), LD_PRELOAD (locked)" ]
+	[ "${lines[3]}" = "|     rewritten: PATH (normalised)" ]
+	[ "${lines[4]}" = "|  \`- 124 env  [run] (inside sandbox)" ]
+	[ "${lines[5]}" = "|- 130 static ***  [refused: statically linked]" ]
+	[ "${lines[6]}" = '|     dropped: AWS_SECRET_ACCESS_KEY (secret-name), X\x1b[31m (injection)' ]
+	[ "${lines[7]}" = "\`- 131 git status  [run]" ]
+	[[ "${lines[8]}" == "launches: "* ]]
+}
+
+@test "the summary counts launches, sandboxed, refused and drops by reason" {
+	run -0 "$ENVSHIM" log "$LOG"
+	[[ "$output" == *"launches: 5, sandboxed: 1, refused: 1, unconfined: 0"* ]]
+	[[ "$output" == *"variables dropped: 4 (secret-name 2, locked 1, injection 1)"* ]]
+	[[ "$output" == *"malformed lines skipped: 2"* ]]
+}
+
+@test "control characters from the log are escaped, not sent to the terminal" {
+	run -0 "$ENVSHIM" log "$LOG"
+	[[ "$output" != *$'\033'* ]]
+	[[ "$output" == *'X\x1b[31m (injection)'* ]]
+}
+
+@test "--json is one valid object; --since filters by time" {
+	run -0 "$ENVSHIM" log --json --since 2025-11-30T09:00:01.6 "$LOG"
+	python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert [r["pid"] for r in d["records"]] == [130, 131], d
+assert d["summary"]["launches"] == 2 and d["summary"]["refused"] == 1, d
+assert d["summary"]["dropped"] == {"secret-name": 1, "injection": 1}, d
+' <<<"$output"
+	run -0 "$ENVSHIM" log --since 2099-01-01 "$LOG"
+	[[ "$output" == *"no launches recorded"* ]]
+	now=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
+	echo "{\"time\":\"$now\",\"pid\":7,\"ppid\":1,\"argv\":[\"fresh\"],\"action\":\"run\"}" >> "$LOG"
+	run -0 "$ENVSHIM" log --since 10m "$LOG"
+	[ "${lines[0]}" = "7 fresh  [run]" ]
+	[[ "$output" == *"launches: 1,"* ]]
+	run -125 "$ENVSHIM" log --since yesterday "$LOG"
+}
+
+@test "the default log is under XDG_STATE_HOME, then ~/.local/state" {
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	mkdir -p "$XDG_STATE_HOME/envshim"
+	head -1 "$LOG" > "$XDG_STATE_HOME/envshim/audit.jsonl"
+	run -0 "$ENVSHIM" log
+	[[ "$output" == *"launches: 1,"* ]]
+	unset XDG_STATE_HOME
+	run -125 "$ENVSHIM" log
+	[ "$output" = "envshim log: $HOME/.local/state/envshim/audit.jsonl: No such file or directory (nothing logged yet?)" ]
+}
+
+@test "a pid that is reused hangs under its latest record" {
+	cat > "$LOG" <<'J'
+{"time":"2025-11-30T09:00:00Z","pid":10,"ppid":1,"path":"/a","argv":["a"],"action":"run"}
+{"time":"2025-11-30T09:00:01Z","pid":11,"ppid":10,"path":"/b","argv":["b"],"action":"run"}
+{"time":"2025-11-30T09:00:02Z","pid":10,"ppid":1,"path":"/c","argv":["c"],"action":"run"}
+{"time":"2025-11-30T09:00:03Z","pid":12,"ppid":10,"path":"/d","argv":["d"],"action":"run"}
+J
+	run -0 "$ENVSHIM" log "$LOG"
+	[ "${lines[0]}" = "10 a  [run]" ]
+	[ "${lines[1]}" = "\`- 11 b  [run]" ]
+	[ "${lines[2]}" = "10 c  [run]" ]
+	[ "${lines[3]}" = "\`- 12 d  [run]" ]
+}
+
+@test "a real run under envshim produces a log that envshim log reads" {
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	run -0 env GITHUB_TOKEN=ghp_notarealtokenvalue0000000000000000 \
+	    "$ENVSHIM" -- /bin/sh -c '/usr/bin/env >/dev/null; true'
+	[ -s "$XDG_STATE_HOME/envshim/audit.jsonl" ]
+	run -0 "$ENVSHIM" log
+	[[ "${lines[0]}" =~ ^[0-9]+\ /usr/bin/env\ \ \[run\]$ ]]
+	[[ "$output" == *"GITHUB_TOKEN (secret-name)"* ]]
+	[[ "$output" != *ghp_notarealtoken* ]]
+	[[ "$output" == *"launches: 1, sandboxed: 0, refused: 0"* ]]
+	[[ "$output" != *"malformed"* ]]
+}
+
+@test "an agent's start moves a log past 16 MiB to .1, and only then" {
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	f="$XDG_STATE_HOME/envshim/audit.jsonl"
+	mkdir -p "${f%/*}"
+	head -1 "$LOG" > "$f"
+	truncate -s $((16 * 1024 * 1024 - 1)) "$f"
+	run -0 "$ENVSHIM" -- /bin/sh -c '/usr/bin/true'
+	# One byte short: the launch is appended, nothing moves.
+	[ ! -e "$f.1" ]
+	[ "$(stat -c %s "$f")" -gt $((16 * 1024 * 1024)) ]
+	run -0 "$ENVSHIM" -- /bin/sh -c '/usr/bin/env >/dev/null'
+	[ "$(stat -c %s "$f.1")" -gt $((16 * 1024 * 1024)) ]
+	[ "$(wc -l < "$f")" -eq 1 ]
+	run -0 "$ENVSHIM" log
+	[[ "${lines[0]}" =~ ^[0-9]+\ /usr/bin/env\ \ \[run\]$ ]]
+	[[ "$output" == *"launches: 1,"* ]]
+	# A log that is not a regular file is never moved.
+	rm -f "$f" "$f.1"
+	ln -s /dev/null "$f"
+	run -0 "$ENVSHIM" -- /bin/sh -c '/usr/bin/true'
+	[ -L "$f" ] && [ ! -e "$f.1" ]
+}
+
+@test "a dry run says what would have happened, and counts none of it as done" {
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	run -0 env -i HOME="$HOME" PATH=/usr/bin:/bin XDG_STATE_HOME="$XDG_STATE_HOME" \
+	    GITHUB_TOKEN=ghp_notarealtokenvalue0000000000000000 \
+	    "$ENVSHIM" --audit -- /usr/bin/perl -e 'system("/bin/sh", "-c", "/usr/bin/true")'
+	run -0 "$ENVSHIM" log
+	[[ "${lines[0]}" =~ ^[0-9]+\ /bin/sh\ -c\ /usr/bin/true\ \ \[audit:\ would\ sandbox\]$ ]]
+	[[ "${lines[1]}" == "   would drop: GITHUB_TOKEN (secret-name)"* ]]
+	[[ "$output" != *"   dropped:"* ]]
+	[[ "$output" == *"launches: 2, sandboxed: 0, refused: 0, unconfined: 0"* ]]
+	grep -qx 'variables dropped: 0' <<<"$output"
+	[[ "$output" == *"audit only (nothing changed): 2 launches; would have sandboxed 1, refused 0, dropped "* ]]
+	run -0 "$ENVSHIM" log --json
+	python3 -c '
+import json, sys
+s = json.loads(sys.stdin.read())["summary"]
+assert s["sandboxed"] == 0 and s["dropped"] == {}, s
+assert s["audit"]["launches"] == 2 and s["audit"]["sandbox"] == 1, s
+assert s["audit"]["dropped"]["secret-name"] == 2, s
+' <<<"$output"
+}
+
+@test "an action from a hostile log is escaped like every other field" {
+	printf '%s\n' '{"time":"2025-11-30T09:00:00Z","pid":10,"ppid":1,"argv":["a"],"action":"x\u001b[2J","would":"y\u001b[1m"}' >"$LOG"
+	run -0 "$ENVSHIM" log "$LOG"
+	[[ "$output" != *$'\033'* ]]
+	[ "${lines[0]}" = '10 a  [x\x1b[2J]' ]
+}
+
+@test "with no FILE the log is where the policy put it, or it says where records went" {
+	# It read the default file whatever the policy's log line said.
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	p=$(policy_file p <<<"log $BATS_TEST_TMPDIR/custom.jsonl")
+	run -0 env -i HOME="$HOME" PATH=/usr/bin:/bin XDG_STATE_HOME="$XDG_STATE_HOME" \
+	    "$ENVSHIM" --policy "$p" -- /usr/bin/perl -e 'system("/usr/bin/env", "true")'
+	[ -s "$BATS_TEST_TMPDIR/custom.jsonl" ]
+	[ ! -e "$XDG_STATE_HOME/envshim/audit.jsonl" ]
+	run -0 "$ENVSHIM" log --policy "$p"
+	[[ "${lines[0]}" =~ ^[0-9]+\ /usr/bin/env\ true\ \ \[run\]$ ]]
+	run -0 env ENVSHIM_POLICY="$p" "$ENVSHIM" log
+	[[ "${lines[0]}" =~ ^[0-9]+\ /usr/bin/env\ true\ \ \[run\]$ ]]
+	mkdir -p "$XDG_CONFIG_HOME/envshim"
+	cp "$p" "$XDG_CONFIG_HOME/envshim/policy"
+	run -0 "$ENVSHIM" log --json
+	[[ "$output" == *'"path":"/usr/bin/env"'* ]]
+	# "-" reads the records from standard input.
+	run -0 "$ENVSHIM" log - <"$BATS_TEST_TMPDIR/custom.jsonl"
+	[[ "${lines[0]}" =~ ^[0-9]+\ /usr/bin/env\ true\ \ \[run\]$ ]]
+	q=$(policy_file q <<<'log syslog')
+	run -125 "$ENVSHIM" log --policy "$q"
+	[ "${lines[0]}" = "envshim log: $q says 'log syslog': read the records with" ]
+	[ "${lines[1]}" = "  journalctl -t envshim -o cat | envshim log -" ]
+	q=$(policy_file q <<<'log off')
+	run -125 "$ENVSHIM" log --policy "$q"
+	[ "$output" = "envshim log: $q says 'log off': nothing was recorded" ]
+	q=$(policy_file q <<<'log nowhere-relative')
+	run -125 "$ENVSHIM" log --policy "$q"
+	[[ "$output" == "envshim: $q:1: "* ]]
+}
+
+@test "the agent's own ENVSHIM_POLICY is no news in the log; a changed one is" {
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	mkdir "$BATS_TEST_TMPDIR/ws"
+	cd "$BATS_TEST_TMPDIR/ws"
+	p=$(policy_file ws/p <<<'sandbox off')
+	run -0 "$ENVSHIM" --policy "$p" --audit -- /bin/sh -c \
+		'/usr/bin/true; ENVSHIM_POLICY=/tmp/other /usr/bin/true'
+	run -0 python3 - "$XDG_STATE_HOME/envshim/audit.jsonl" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    print(sorted(d["name"] for d in r.get("dropped", [])))
+PY
+	# As started: nothing to report.  Changed by the agent: reported.
+	[ "${lines[0]}" = "[]" ]
+	[ "${lines[1]}" = "['ENVSHIM_POLICY']" ]
+}
