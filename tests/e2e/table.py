@@ -17,6 +17,12 @@ Fields:
   modes     plain (no envshim), shim (envshim --), contain (envshim --contain --)
   tool      the shell tool's name when the mock's guess is wrong
   timeout   seconds for one agent run
+  gh_var    the variable the planted GitHub token goes in (GITHUB_TOKEN)
+  install   use that entry's install instead of one of its own
+  config    use agents/<config>/ instead of agents/<name>/
+  settle    seconds each command sleeps at its end: agents that read their
+            shell through a pty (node-pty) can lose the output of a
+            command that exits at once
 """
 
 PROMPT = ("This is an automated test. Run each shell command the test gives "
@@ -55,7 +61,8 @@ AGENTS = [
             "GEMINI_CLI_TRUST_WORKSPACE": "true",
         },
         "creds": [".gemini/oauth_creds.json", ".gemini/google_accounts.json"],
-        "modes": ["plain", "shim"],
+        "settle": "0.3",
+        "modes": ["plain", "shim", "contain"],
     },
     {
         "name": "pi",
@@ -67,7 +74,7 @@ AGENTS = [
         "key_env": "OPENAI_API_KEY",
         "env": {"PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0"},
         "creds": [".pi/agent/auth.json"],
-        "modes": ["plain", "shim"],
+        "modes": ["plain", "shim", "contain"],
     },
     {
         "name": "qwen",
@@ -79,7 +86,8 @@ AGENTS = [
         "key_env": "OPENAI_API_KEY",
         "env": {"OPENAI_BASE_URL": "{base}/v1", "OPENAI_MODEL": "mock-model"},
         "creds": [".qwen/oauth_creds.json"],
-        "modes": ["plain", "shim"],
+        "settle": "0.3",
+        "modes": ["plain", "shim", "contain"],
     },
     {
         "name": "codex",
@@ -93,6 +101,23 @@ AGENTS = [
         "env": {},
         "creds": [".codex/auth.json"],
         "modes": ["plain", "shim", "contain"],
+    },
+    {
+        # the native binary the launcher hands over to, named directly: what
+        # issue 16 says works in contain mode today
+        "name": "codex-musl",
+        "install": "codex",
+        "config": "codex",
+        "package": "@openai/codex@0.171.0",
+        "node": None,
+        "bin": "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
+        "argv": ["exec", "--dangerously-bypass-approvals-and-sandbox",
+                 "--skip-git-repo-check", "{prompt}"],
+        "api": "responses",
+        "key_env": "OPENAI_API_KEY",
+        "env": {},
+        "creds": [".codex/auth.json"],
+        "modes": ["plain", "contain"],
     },
     {
         "name": "opencode",
@@ -110,7 +135,7 @@ AGENTS = [
             "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
         },
         "creds": [".local/share/opencode/auth.json"],
-        "modes": ["plain", "shim"],
+        "modes": ["plain", "shim", "contain"],
     },
     {
         "name": "openclaw",
@@ -122,7 +147,26 @@ AGENTS = [
         "key_env": "OPENAI_API_KEY",
         "env": {"OPENCLAW_NO_AUTO_UPDATE": "1", "OPENCLAW_DISABLE_BONJOUR": "1"},
         "creds": [".openclaw/credentials/oauth.json"],
-        "modes": ["plain", "shim"],
-        "timeout": 240,
+        "modes": ["plain", "shim", "contain"],
+        "timeout": 120,
+    },
+    {
+        "name": "copilot",
+        "package": "@github/copilot@1.0.102",
+        "node": None,
+        "bin": "node_modules/.bin/copilot",
+        "argv": ["-p", "{prompt}", "--allow-all", "--no-color"],
+        "api": "chat",
+        "key_env": "COPILOT_PROVIDER_API_KEY",
+        "env": {
+            "COPILOT_PROVIDER_BASE_URL": "{base}/v1",
+            "COPILOT_MODEL": "gpt-4.1",
+            "COPILOT_OFFLINE": "1",
+            "COPILOT_AUTO_UPDATE": "false",
+        },
+        "creds": [".config/github-copilot/apps.json"],
+        # it refuses to start with a classic ghp_ token in GITHUB_TOKEN
+        "gh_var": "GITLAB_TOKEN",
+        "modes": ["plain", "shim", "contain"],
     },
 ]
