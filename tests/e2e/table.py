@@ -20,6 +20,8 @@ Fields:
   gh_var    the variable the planted GitHub token goes in (GITHUB_TOKEN)
   install   use that entry's install instead of one of its own
   config    use agents/<config>/ instead of agents/<name>/
+  tty       run the TUI on a pseudo-terminal instead of a one-shot turn
+            with no terminal (the runner ends it after the final answer)
   settle    seconds each command sleeps at its end: agents that read their
             shell through a pty (node-pty) can lose the output of a
             command that exits at once
@@ -63,6 +65,27 @@ AGENTS = [
         "creds": [".gemini/oauth_creds.json", ".gemini/google_accounts.json"],
         "settle": "0.3",
         "modes": ["plain", "shim", "contain"],
+    },
+    {
+        # the TUI: its shells run on node-pty, where pager and editor matter
+        "name": "gemini-tui",
+        "install": "gemini",
+        "config": "gemini",
+        "package": "@google/gemini-cli@0.61.0",
+        "node": None,
+        "bin": "node_modules/.bin/gemini",
+        "argv": ["-i", "{prompt}", "--yolo", "-m", "gemini-2.5-flash"],
+        "api": "gemini",
+        "key_env": "GEMINI_API_KEY",
+        "env": {
+            "GOOGLE_GEMINI_BASE_URL": "{base}",
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            "TERM": "xterm-256color",
+        },
+        "creds": [".gemini/oauth_creds.json", ".gemini/google_accounts.json"],
+        "settle": "0.3",
+        "tty": True,
+        "modes": ["plain", "shim"],
     },
     {
         "name": "pi",
