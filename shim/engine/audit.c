@@ -226,6 +226,114 @@ names(struct w *w, const struct es_audit *a, unsigned action)
 		w->in_array = 0;
 }
 
+/* "FILE:LINE" of a rule as one JSON string. */
+static void
+rule_str(struct w *w, const struct es_audit *a, const struct es_rule *r,
+    unsigned int layer, unsigned int line)
+{
+	char lab[ES_PATH_MAX + 32], d[24];
+	const char *f = "?", *n;
+	size_t fl, nl;
+
+	if (a->program_rule != NULL) {
+		str(w, a->program_rule, strlen(a->program_rule));
+		return;
+	}
+	if (r != NULL) {
+		layer = r->layer;
+		line = r->line;
+	}
+	if (a->p != NULL && layer < a->p->nlayers && a->p->layer_name[layer])
+		f = a->p->layer_name[layer];
+	n = decimal(d, line);
+	fl = strnlen(f, ES_PATH_MAX);
+	nl = strlen(n);
+	memcpy(lab, f, fl);
+	lab[fl] = ':';
+	memcpy(lab + fl + 1, n, nl);
+	str(w, lab, fl + 1 + nl);
+}
+
+/* Is the exact entry e ("NAME=VALUE") in the agent's own environment? */
+static int
+own_entry(const struct es_audit *a, const char *e)
+{
+	size_t i;
+
+	for (i = 0; a->own[i] != NULL; i++)
+		if (strcmp(a->own[i], e) == 0)
+			return 1;
+	return 0;
+}
+
+/* A secret the agent set or changed for this launch, and the filter dropped. */
+static int
+is_lost(const struct es_audit *a, size_t i)
+{
+	return a->envp[i] != NULL && a->v[i].action == ES_DROP &&
+	    (a->v[i].reason == ES_R_SECRET_NAME ||
+	    a->v[i].reason == ES_R_SECRET_VALUE) && !own_entry(a, a->envp[i]);
+}
+
+static int
+any_lost(const struct es_audit *a)
+{
+	size_t i;
+
+	for (i = 0; a->v != NULL && i < a->n; i++)
+		if (is_lost(a, i))
+			return 1;
+	return 0;
+}
+
+/*
+ * The names a program rule kept (with the rule), or that the agent set
+ * for this launch alone and lost as secrets ("lost": what an MCP config's
+ * env block looks like); "[" is out.
+ */
+static void
+special(struct w *w, const struct es_audit *a, int lost)
+{
+	const struct es_program *pr = NULL;
+	size_t i;
+	int first = 1;
+
+	if (a->p != NULL && a->program > 0 &&
+	    (size_t)a->program <= a->p->nprograms)
+		pr = &a->p->programs[a->program - 1];
+	for (i = 0; a->v != NULL && i < a->n; i++) {
+		const char *e = a->envp[i];
+		size_t mark = w->len, nl;
+
+		if (e == NULL || a->v[i].reason == ES_R_MALFORMED)
+			continue;
+		if (lost ? !is_lost(a, i) : a->v[i].reason != ES_R_PROGRAM)
+			continue;
+		nl = name_len(e);
+		if (!first)
+			put(w, ",", 1);
+		put(w, "{\"name\":", 8);
+		str(w, e, nl);
+		put(w, ",\"reason\":\"", 11);
+		puts_(w, es_reason_name(a->v[i].reason));
+		put(w, "\"", 1);
+		if (!lost) {
+			put(w, ",\"rule\":", 8);
+			rule_str(w, a, pr != NULL ? es_program_keep(a->p,
+			    a->program - 1, e, nl) : NULL, 0, 0);
+		}
+		put(w, "}", 1);
+		if (w->cut) {
+			w->len = mark;
+			break;
+		}
+		first = 0;
+	}
+	put(w, "]", 1);
+	if (!w->cut)
+		w->in_array = 0;
+}
+
 long
 es_audit_format(const struct es_audit *a, char *buf, size_t len)
 {
@@ -257,6 +365,21 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 		names(&w, a, ES_DROP);
 	if (!w.cut && open_array(&w, "rewritten") == 0)
 		names(&w, a, ES_REWRITE);
+	if (a->program > 0 && a->p != NULL &&
+	    (size_t)a->program <= a->p->nprograms && !w.cut) {
+		const struct es_program *pr = &a->p->programs[a->program - 1];
+		size_t mark = w.len;
+
+		key(&w, "program");
+		rule_str(&w, a, NULL, pr->layer, pr->line);
+		if (w.cut)
+			w.len = mark;
+		if (!w.cut && open_array(&w, "kept") == 0)
+			special(&w, a, 0);
+	}
+	if (a->own != NULL && !w.cut && any_lost(a) &&
+	    open_array(&w, "lost") == 0)
+		special(&w, a, 1);
 	/* argv last: it is the part most likely not to fit. */
 	if (!w.cut)
 		open_array(&w, "argv");
