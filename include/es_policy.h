@@ -170,6 +170,7 @@ int	es_policy_parse(struct es_policy *p, const char *text, size_t len,
 
 #define ES_FMT_BUILTIN	0x1	/* include the compiled-in lists */
 #define ES_FMT_ORIGIN	0x2	/* "# origin:line" after each line */
+#define ES_FMT_SETTINGS	0x4	/* the builtin settings too (mode, sandbox, ...) */
 /*
  * Writes the effective policy as policy text.  Without ES_FMT_BUILTIN it
  * writes only what the non-builtin layers said, in a form es_policy_parse
@@ -225,6 +226,11 @@ long	es_filter(const struct es_policy *, const struct es_snapshot *snap,
  */
 int	es_program_match(const struct es_policy *, const char *path,
 	    const char *real, char *const argv[]);
+/*
+ * Is name (a path's last component counts) an interpreter or package
+ * runner, named by a program rule only with its script (parse.c)?
+ */
+int	es_program_runner(const char *name);
 /* The keep of program rule prog that keeps name, or NULL.  AS-safe. */
 const struct es_rule *es_program_keep(const struct es_policy *, int prog,
 	    const char *name, size_t nlen);

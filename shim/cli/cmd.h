@@ -38,6 +38,15 @@ struct es_cmd_hop {
  */
 int		 es_cmd_env_hop(const char *exe, struct es_cmd_hop *hop);
 
+/*
+ * The words a program rule would name a launch by (path, argv's leading
+ * words): the file's name, and for an interpreter or package runner its
+ * arguments up to the first that is no option ("npx -y @scope/server",
+ * "node /srv/server.js").  Into out, space-separated.
+ */
+void		 es_cmd_program_words(const char *path, char *const *argv,
+		    size_t argc, char *out, size_t len);
+
 /* Loads the launch root's layers; on error prints "envshim: ..." and NULL. */
 struct es_policy *es_cmd_load(const char *userfile);
 

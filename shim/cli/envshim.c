@@ -38,8 +38,8 @@
 static const char usage_text[] =
 "usage: envshim [--policy FILE] [--audit] [--] COMMAND [ARGS...]\n"
 "       envshim --contain [--policy FILE] [--audit] [--] COMMAND [ARGS...]\n"
-"       envshim check [--policy FILE] [--format=table|tsv|json] "
-"[-- NAME=VALUE ...]\n"
+"       envshim check [--policy FILE] [--format=table|tsv|json]\n"
+"                     [--program CMD [ARG...]] [-- NAME=VALUE ...]\n"
 "       envshim policy [--policy FILE] [--builtin]\n"
 "       envshim log [FILE | -] [--policy FILE] [--json] [--since TIME]\n"
 "       envshim doctor [--policy FILE]\n"

@@ -535,6 +535,19 @@ versioned(const char *b, const char *n)
 	return 1;
 }
 
+int
+es_program_runner(const char *name)
+{
+	const char	*b = strrchr(name, '/');
+	size_t		 i;
+
+	b = b != NULL ? b + 1 : name;
+	for (i = 0; i < sizeof(runners) / sizeof(runners[0]); i++)
+		if (versioned(b, runners[i]))
+			return 1;
+	return 0;
+}
+
 /* Splits s (NUL-terminated, in the arena) on white space, in place. */
 static size_t
 split_words(char *s, char **w, size_t max)
@@ -597,11 +610,10 @@ do_program(struct line *l)
 		if (strcmp(b, runs_anything[i]) == 0)
 			return fail(l, "program: %s runs whatever its arguments "
 			    "name; name that program", b);
-	for (i = 0; nw == 1 && i < sizeof(runners) / sizeof(runners[0]); i++)
-		if (versioned(b, runners[i]))
-			return fail(l, "program: %s alone would match every "
-			    "script or package it runs; name it too "
-			    "(program %s /path/server.js keep ...)", b, b);
+	if (nw == 1 && es_program_runner(b))
+		return fail(l, "program: %s alone would match every "
+		    "script or package it runs; name it too "
+		    "(program %s /path/server.js keep ...)", b, b);
 	for (k = nw + 1; k < n; k++) {
 		if (strlen(w[k]) > ES_PATTERN_MAX)
 			return fail(l, "program: keep pattern longer than %d "
@@ -874,7 +886,7 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 		v = ((const unsigned char *)p)[sc->val];
 		layer = ((const unsigned char *)p)[sc->layer];
 		memcpy(&line, (const char *)p + sc->line, sizeof(line));
-		if (layer == 0 && !(flags & ES_FMT_BUILTIN))
+		if (layer == 0 && !(flags & (ES_FMT_BUILTIN | ES_FMT_SETTINGS)))
 			continue;
 		for (j = 0; j < 3 && sc->words[j] != NULL; j++)
 			if (sc->vals[j] == v)

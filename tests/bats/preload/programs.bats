@@ -90,6 +90,11 @@ records() {
 	grep '"path":"'"$SRV"'"' <<<"$output" | grep -F '"program":"'"$V"'/policy:1"' |
 		grep -qF '"kept":[{"name":"GITHUB_PERSONAL_ACCESS_TOKEN","reason":"program","rule":"'"$V"'/policy:1"}]'
 	lacks -F "$TOK"
+	run "$ENVSHIM" log "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl"
+	[ "$status" -eq 0 ]
+	grep -qx "   kept: GITHUB_PERSONAL_ACCESS_TOKEN (program rule $V/policy:1)" <<<"$output"
+	grep -q "^\`- [0-9]* /usr/bin/python3 $SRV --report-only" <<<"$output"
+	lacks -F "$TOK"
 }
 
 @test "without the rule the server loses the token, and the record says it was set for it" {
@@ -103,6 +108,10 @@ records() {
 		grep -qF '"lost":[{"name":"GITHUB_PERSONAL_ACCESS_TOKEN","reason":"secret-name"}]'
 	# The agent's own GITHUB_TOKEN was not set for the server: not "lost".
 	lacks -F '"lost":[{"name":"GITHUB_TOKEN"'
+	lacks -F "$TOK"
+	run "$ENVSHIM" log "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl"
+	[ "$status" -eq 0 ]
+	grep -qx "   lost: GITHUB_PERSONAL_ACCESS_TOKEN (secret-name); to let it through: program mcp_server.py keep GITHUB_PERSONAL_ACCESS_TOKEN" <<<"$output"
 	lacks -F "$TOK"
 }
 
