@@ -47,6 +47,13 @@ int		 es_cmd_env_hop(const char *exe, struct es_cmd_hop *hop);
 void		 es_cmd_program_words(const char *path, char *const *argv,
 		    size_t argc, char *out, size_t len);
 
+/*
+ * What the agent's launches recorded in the log file path from byte from
+ * on lost that the agent had set for them: one line a program, with the
+ * program rule that would let it through, to out (log.c).
+ */
+void		 es_cmd_lost_report(const char *path, long long from, FILE *out);
+
 /* Loads the launch root's layers; on error prints "envshim: ..." and NULL. */
 struct es_policy *es_cmd_load(const char *userfile);
 

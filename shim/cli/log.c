@@ -812,6 +812,100 @@ summary(struct rec *rs, size_t n, size_t bad, int json)
 		printf("malformed lines skipped: %zu\n", bad);
 }
 
+/* One program's losses, for es_cmd_lost_report. */
+struct loss {
+	char	words[FIELD_MAX];
+	char	*lost, *names;
+};
+
+/* Adds the names of r's "lost" list to l, each once. */
+static int
+loss_add(struct loss *l, const struct rec *r)
+{
+	const char	*a = r->lost, *b = r->lostnames;
+
+	while (a != NULL && b != NULL && *b != '\0') {
+		size_t	an = strcspn(a, ","), bn = strcspn(b, " ");
+		char	item[FIELD_MAX], name[256];
+		int	seen = 0;
+		const char *q;
+
+		snprintf(item, sizeof(item), "%.*s", (int)an, a);
+		snprintf(name, sizeof(name), "%.*s", (int)bn, b);
+		for (q = l->names; q != NULL && *q != '\0' && !seen;
+		    q += strcspn(q, " "), q += *q == ' ')
+			seen = strncmp(q, name, strlen(name)) == 0 &&
+			    (q[strlen(name)] == ' ' || q[strlen(name)] == '\0');
+		if (!seen && (append(&l->lost, ", ", item) == -1 ||
+		    append(&l->names, " ", name) == -1))
+			return -1;
+		a += an;
+		a += strspn(a, ", ");
+		b += bn;
+		b += *b == ' ';
+	}
+	return 0;
+}
+
+void
+es_cmd_lost_report(const char *path, long long from, FILE *out)
+{
+	struct loss	 ls[ES_MAX_PROGRAMS];
+	size_t		 nls = 0, i, cap = 0;
+	char		*line = NULL;
+	ssize_t		 len;
+	struct rec	 r;
+	FILE		*f;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	if (from > 0 && fseeko(f, (off_t)from, SEEK_SET) != 0) {
+		fclose(f);
+		return;
+	}
+	while ((len = getline(&line, &cap, f)) != -1) {
+		char	*av[ES_PROGRAM_WORDS + 1], words[FIELD_MAX];
+
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len == 0 || (size_t)len != strlen(line) ||
+		    len > ES_LOG_LINE || rec_parse(line, &r) == -1)
+			continue;
+		if (r.lost != NULL) {
+			for (i = 0; i < r.nword; i++)
+				av[i] = r.word[i];
+			av[i] = NULL;
+			es_cmd_program_words(r.path[0] ? r.path : r.word[0],
+			    av, r.nword, words, sizeof(words));
+			for (i = 0; i < nls && strcmp(ls[i].words, words); i++)
+				;
+			if (i == nls && nls < ES_MAX_PROGRAMS) {
+				memset(&ls[nls], 0, sizeof(ls[nls]));
+				memcpy(ls[nls].words, words, sizeof(words));
+				nls++;
+			}
+			if (i < nls)
+				(void)loss_add(&ls[i], &r);
+		}
+		rec_free(&r);
+	}
+	free(line);
+	fclose(f);
+	for (i = 0; i < nls; i++) {
+		fputs("envshim: ", out);
+		es_cmd_putname(out, ls[i].words, strlen(ls[i].words));
+		fputs(" lost ", out);
+		es_cmd_putname(out, ls[i].lost, strlen(ls[i].lost));
+		fputs("; to let it through: program ", out);
+		es_cmd_putname(out, ls[i].words, strlen(ls[i].words));
+		fputs(" keep ", out);
+		es_cmd_putname(out, ls[i].names, strlen(ls[i].names));
+		fputc('\n', out);
+		free(ls[i].lost);
+		free(ls[i].names);
+	}
+}
+
 int
 es_cmd_log(int argc, char **argv)
 {

@@ -253,3 +253,34 @@ records() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"bad policy: $V/policy:1: program mcp-dash leads to a shell, and a shell runs whatever it is told; name the program it starts"* ]]
 }
+
+@test "once the agent has exited, envshim says which program lost what, and the line to add" {
+	policy "keep HARMLESS"
+	run as_nobody env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin \
+		XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" GITHUB_TOKEN="$GH" "$ENVSHIM" \
+		--policy "$V/policy" -- "$AGENT" -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" \
+		-e OPENAI_API_KEY="$OAI" -s 'exit 0' -- "$SRV" --report GITHUB_PERSONAL_ACCESS_TOKEN
+	[ "$status" -eq 0 ]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ]
+	# After the agent's own output, one line for the one program.
+	[[ "${lines[0]}" == "server: "* ]]
+	[ "${lines[-1]}" = "envshim: mcp_server.py lost GITHUB_PERSONAL_ACCESS_TOKEN (secret-name), OPENAI_API_KEY (secret-name); to let it through: program mcp_server.py keep GITHUB_PERSONAL_ACCESS_TOKEN OPENAI_API_KEY" ]
+	[ "$(grep -c '^envshim: .* lost ' <<<"$output")" -eq 1 ]
+	lacks -e "$TOK" -e "$OAI" -e 'envshim: sh '
+	# With the line added, nothing is lost and nothing is said.
+	policy "program mcp_server.py keep GITHUB_PERSONAL_ACCESS_TOKEN OPENAI_API_KEY"
+	run as_nobody env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin \
+		XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" "$ENVSHIM" --policy "$V/policy" \
+		-- "$AGENT" -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -e OPENAI_API_KEY="$OAI" \
+		-- "$SRV" --report GITHUB_PERSONAL_ACCESS_TOKEN
+	[ "$status" -eq 0 ]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
+	lacks -e '^envshim: .* lost '
+	# The agent's status comes back, and a signal that ended it ends envshim.
+	run as_nobody env -i HOME="$HOME" PATH=/usr/bin:/bin XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" \
+		"$ENVSHIM" --policy "$V/policy" -- "$SPAWN" execve /bin/false
+	[ "$status" -eq 1 ]
+	run as_nobody env -i HOME="$HOME" PATH=/usr/bin:/bin XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" \
+		"$ENVSHIM" --policy "$V/policy" -- python3 -c 'import os, signal; os.kill(os.getpid(), signal.SIGTERM)'
+	[ "$status" -eq 143 ]
+}
