@@ -190,42 +190,6 @@ open_array(struct w *w, const char *k)
 	return 0;
 }
 
-/* The names (never values) of entries whose verdict is action; "[" is out. */
-static void
-names(struct w *w, const struct es_audit *a, unsigned action)
-{
-	size_t i;
-	int first = 1;
-
-	for (i = 0; a->v != NULL && i < a->n; i++) {
-		const char *e = a->envp[i];
-		size_t mark = w->len;
-
-		if (e == NULL || a->v[i].action != action ||
-		    (a->v[i].reason == ES_R_LOCKED && is_quiet(a, e)))
-			continue;
-		if (!first)
-			put(w, ",", 1);
-		put(w, "{\"name\":", 8);
-		/* A malformed entry has no name; all of it may be a value. */
-		if (a->v[i].reason == ES_R_MALFORMED)
-			str(w, "", 0);
-		else
-			str(w, e, name_len(e));
-		put(w, ",\"reason\":\"", 11);
-		puts_(w, es_reason_name(a->v[i].reason));
-		put(w, "\"}", 2);
-		if (w->cut) {
-			w->len = mark;
-			break;
-		}
-		first = 0;
-	}
-	put(w, "]", 1);
-	if (!w->cut)
-		w->in_array = 0;
-}
-
 /* "FILE:LINE" of a rule as one JSON string. */
 static void
 rule_str(struct w *w, const struct es_audit *a, const struct es_rule *r,
@@ -286,41 +250,59 @@ any_lost(const struct es_audit *a)
 	return 0;
 }
 
+/* Which entries a list holds. */
+enum { L_DROPPED, L_REWRITTEN, L_KEPT, L_LOST };
+
+static int
+wanted(const struct es_audit *a, size_t i, int which)
+{
+	const char *e = a->envp[i];
+
+	switch (which) {
+	case L_DROPPED:
+	case L_REWRITTEN:
+		return e != NULL && a->v[i].action ==
+		    (which == L_DROPPED ? ES_DROP : ES_REWRITE) &&
+		    !(a->v[i].reason == ES_R_LOCKED && is_quiet(a, e));
+	case L_KEPT:
+		return e != NULL && a->v[i].reason == ES_R_PROGRAM;
+	default:
+		return is_lost(a, i);
+	}
+}
+
 /*
- * The names a program rule kept (with the rule), or that the agent set
- * for this launch alone and lost as secrets ("lost": what an MCP config's
- * env block looks like); "[" is out.
+ * The names (never values) of the entries of one list; "[" is out.  What
+ * a program rule kept carries the rule; "lost" are the secrets the agent
+ * set for this launch alone and the filter dropped (an MCP config's env).
  */
 static void
-special(struct w *w, const struct es_audit *a, int lost)
+names(struct w *w, const struct es_audit *a, int which)
 {
-	const struct es_program *pr = NULL;
 	size_t i;
 	int first = 1;
 
-	if (a->p != NULL && a->program > 0 &&
-	    (size_t)a->program <= a->p->nprograms)
-		pr = &a->p->programs[a->program - 1];
 	for (i = 0; a->v != NULL && i < a->n; i++) {
 		const char *e = a->envp[i];
-		size_t mark = w->len, nl;
+		size_t mark = w->len;
 
-		if (e == NULL || a->v[i].reason == ES_R_MALFORMED)
+		if (!wanted(a, i, which))
 			continue;
-		if (lost ? !is_lost(a, i) : a->v[i].reason != ES_R_PROGRAM)
-			continue;
-		nl = name_len(e);
 		if (!first)
 			put(w, ",", 1);
 		put(w, "{\"name\":", 8);
-		str(w, e, nl);
+		/* A malformed entry has no name; all of it may be a value. */
+		if (a->v[i].reason == ES_R_MALFORMED)
+			str(w, "", 0);
+		else
+			str(w, e, name_len(e));
 		put(w, ",\"reason\":\"", 11);
 		puts_(w, es_reason_name(a->v[i].reason));
 		put(w, "\"", 1);
-		if (!lost) {
+		if (which == L_KEPT) {
 			put(w, ",\"rule\":", 8);
-			rule_str(w, a, pr != NULL ? es_program_keep(a->p,
-			    a->program - 1, e, nl) : NULL, 0, 0);
+			rule_str(w, a, es_program_keep(a->p, a->program - 1, e,
+			    name_len(e)), 0, 0);
 		}
 		put(w, "}", 1);
 		if (w->cut) {
@@ -362,9 +344,9 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 	member(&w, "mode", a->audit_mode ? "audit" : "enforce", 1);
 	member(&w, "path", a->path, 1);
 	if (!w.cut && open_array(&w, "dropped") == 0)
-		names(&w, a, ES_DROP);
+		names(&w, a, L_DROPPED);
 	if (!w.cut && open_array(&w, "rewritten") == 0)
-		names(&w, a, ES_REWRITE);
+		names(&w, a, L_REWRITTEN);
 	if (a->program > 0 && a->p != NULL &&
 	    (size_t)a->program <= a->p->nprograms && !w.cut) {
 		const struct es_program *pr = &a->p->programs[a->program - 1];
@@ -375,11 +357,11 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 		if (w.cut)
 			w.len = mark;
 		if (!w.cut && open_array(&w, "kept") == 0)
-			special(&w, a, 0);
+			names(&w, a, L_KEPT);
 	}
 	if (a->own != NULL && !w.cut && any_lost(a) &&
 	    open_array(&w, "lost") == 0)
-		special(&w, a, 1);
+		names(&w, a, L_LOST);
 	/* argv last: it is the part most likely not to fit. */
 	if (!w.cut)
 		open_array(&w, "argv");
