@@ -502,11 +502,30 @@ es_helper(const struct es_shim *s)
 
 /* ---- program rules: the agent's own launches of programs the user named ---- */
 
+/* Is the file real (resolved) in the workspace, which sandboxed shells write? */
+static int
+in_workspace(const struct es_shim *s, const char *real)
+{
+	const char *ws = s->e_ws;
+	size_t n;
+
+	if (strncmp(ws, "ENVSHIM_WORKSPACE=", 18) != 0)
+		return 0;
+	ws += 18;
+	n = strlen(ws);
+	if (n == 0 || (n == 1 && ws[0] == '/'))
+		return 0;
+	return strncmp(real, ws, n) == 0 && real[n] == '/';
+}
+
 /*
  * Only the agent's own launches are matched: a tool, a shell and anything
  * in the sandbox never are, so a command the model types gets nothing
- * however it names the program.  The file is resolved through an O_PATH
- * descriptor (readlink of /proc/self/fd/N: AS-safe, unlike realpath).
+ * however it names the program.  Nor is a file in the workspace, which
+ * the model's shells can write (a "github-mcp-server" of its own, named
+ * in a project's MCP configuration).  The file is resolved through an
+ * O_PATH descriptor (readlink of /proc/self/fd/N: AS-safe, unlike
+ * realpath); one that cannot be resolved is not matched.
  */
 int
 es_program_for(const struct es_shim *s, const struct es_target *t,
@@ -524,8 +543,12 @@ es_program_for(const struct es_shim *s, const struct es_target *t,
 		r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
 		close(fd);
 	}
-	real[r > 0 ? r : 0] = '\0';
-	m = es_program_match(&s->pol, path, r > 0 ? real : NULL, argv);
+	if (r <= 0)
+		return 0;
+	real[r] = '\0';
+	if (in_workspace(s, real))
+		return 0;
+	m = es_program_match(&s->pol, path, real, argv);
 	return m + 1;
 }
 

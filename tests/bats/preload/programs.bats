@@ -284,3 +284,24 @@ records() {
 		"$ENVSHIM" --policy "$V/policy" -- python3 -c 'import os, signal; os.kill(os.getpid(), signal.SIGTERM)'
 	[ "$status" -eq 143 ]
 }
+
+@test "a program of that name in the workspace, which the model's shells write, is not matched" {
+	# A project's MCP configuration naming ./mcp_server.py, or a PATH that
+	# finds the workspace's copy first: the model could have written it.
+	cp "$SRV" "$V/ws/mcp_server.py"
+	chmod 755 "$V/ws/mcp_server.py"
+	policy "program mcp_server.py keep GITHUB_PERSONAL_ACCESS_TOKEN"
+	run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- ./mcp_server.py \
+		--report GITHUB_PERSONAL_ACCESS_TOKEN
+	[ "$status" -eq 0 ]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ]
+	run mcp PATH="$V/ws:/usr/bin:/bin" -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- mcp_server.py \
+		--report GITHUB_PERSONAL_ACCESS_TOKEN
+	[ "$status" -eq 0 ]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ]
+	# Control: the same file outside the workspace is.
+	run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- "$SRV" \
+		--report GITHUB_PERSONAL_ACCESS_TOKEN
+	[ "$status" -eq 0 ]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
+}
