@@ -552,6 +552,29 @@ es_program_for(const struct es_shim *s, const struct es_target *t,
 	return m + 1;
 }
 
+/*
+ * In a marked subtree, does a launch of path keep the rule's names?  Not
+ * when the file is in the workspace: the model's shells wrote it, and a
+ * program that reads the workspace (npm's project .npmrc names a
+ * script-shell) could have been pointed at it.
+ */
+static int
+subtree_keeps(const struct es_shim *s, const char *path)
+{
+	char proc[32], real[ES_PATH_MAX];
+	ssize_t r = -1;
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	if (fd >= 0) {
+		r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
+		close(fd);
+	}
+	if (r <= 0)
+		return 1;	/* nothing there: the exec fails anyway */
+	real[r] = '\0';
+	return !in_workspace(s, real);
+}
+
 /* "ENVSHIM_PROGRAM=I:FILE:LINE" for program rule i, into pl->mark. */
 static const char *
 program_mark(const struct es_shim *s, struct es_plan *pl, int i)
@@ -617,7 +640,7 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	char *base;
 	long k;
 	unsigned int flags = pl->agent ? ES_F_AGENT : 0;
-	int prog = pl->program != 0 ? pl->program : s->program;
+	int prog = pl->program;
 
 	/* The shim's own variables, the agent's identity moved if it moved. */
 	for (i = 0; s->forced[i] != NULL; i++)
@@ -628,6 +651,8 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	/* A launch the agent makes of a program rule's program is marked. */
 	if (pl->program != 0)
 		forced[nf++] = program_mark(s, pl, pl->program - 1);
+	else if (s->program != 0 && subtree_keeps(s, pl->target))
+		prog = s->program;
 	if (prog != 0)
 		flags |= ES_F_PROGRAM(prog - 1);
 	forced[nf] = NULL;

@@ -4,9 +4,10 @@
 Reads JSON-RPC lines on stdin and answers `initialize` the way an MCP
 server does.  Its result says, for each NAME given with --report, whether
 this process has it, as "unset" or "set:LEN:SHA8" (never the value), the
-user namespace it runs in, whether it is dumpable, and with --child the same report from a child
-it starts (directly, or with --child-shell through `sh -c`, as npx starts
-a server).  --reexec makes it exec itself once first, as some Python
+user namespace it runs in, whether it is dumpable, and with --child the
+same report from a child it starts: itself again, directly or with
+--child-shell through `sh -c` (as npx starts a server), or with
+--child-exec FILE that program.  --reexec makes it exec itself once first, as some Python
 servers do.  --report-only prints the report and exits (the child's part).
 Standard library only.
 """
@@ -35,6 +36,7 @@ def report(names):
 def main():
     args = sys.argv[1:]
     names, child, shell, reexec, only = [], False, False, False, False
+    prog = [sys.executable, os.path.abspath(__file__)]
     i = 0
     while i < len(args):
         a = args[i]
@@ -45,6 +47,10 @@ def main():
             child = True
         elif a == "--child-shell":
             child = shell = True
+        elif a == "--child-exec":
+            child = True
+            prog = [args[i + 1]]
+            i += 1
         elif a == "--reexec":
             reexec = True
         elif a == "--report-only":
@@ -62,7 +68,7 @@ def main():
             continue
         info = report(names)
         if child:
-            cmd = [sys.executable, os.path.abspath(__file__), "--report-only"]
+            cmd = prog + ["--report-only"]
             for n in names:
                 cmd += ["--report", n]
             if shell:

@@ -305,3 +305,21 @@ records() {
 	[ "$status" -eq 0 ]
 	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
 }
+
+@test "in a matched subtree, a program in the workspace gets none of the rule's names" {
+	# npm runs a project .npmrc's script-shell: the model's shells could
+	# have written both.
+	cp "$SRV" "$V/ws/evil.py"
+	chmod 755 "$V/ws/evil.py"
+	policy "program mcp_server.py keep GITHUB_PERSONAL_ACCESS_TOKEN"
+	run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- "$SRV" \
+		--report GITHUB_PERSONAL_ACCESS_TOKEN --child-exec "$V/ws/evil.py"
+	[ "$status" -eq 0 ]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
+	[ "$(rep child.env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ]
+	# Control: the same program outside the workspace keeps them.
+	run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- "$SRV" \
+		--report GITHUB_PERSONAL_ACCESS_TOKEN --child-exec "$SRV"
+	[ "$status" -eq 0 ]
+	[ "$(rep child.env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
+}
