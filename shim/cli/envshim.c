@@ -291,6 +291,8 @@ run_child(char **cmd, const char *exe, struct es_cmd_hop *hop,
 	/* The agent's start moves a full log to .1: then it began anew. */
 	if (stat(log, &sb) != 0 || sb.st_ino != ino || sb.st_size < from)
 		from = 0;
+	/* A closed stderr must not turn the agent's status into SIGPIPE's. */
+	signal(SIGPIPE, SIG_IGN);
 	es_cmd_lost_report(log, from, stderr);
 	if (WIFSIGNALED(status)) {
 		signal(WTERMSIG(status), SIG_DFL);
