@@ -24,6 +24,9 @@
 #define ES_STACK_ENV		512	/* envp entries handled on the stack; more: mmap */
 #define ES_PATH_ENTRIES_MAX	1024	/* PATH entries kept; more: PATH drops */
 #define ES_MAX_ARGS		1024	/* execl-family arguments (8 KiB of stack) */
+#define ES_SNIFF_TABLE_MAX	65536	/* bytes of ELF program headers (the kernel's */
+					/* bound) or of a dynamic section read */
+#define ES_SNIFF_ROUNDS		160	/* es_sniff_more calls for one file */
 #define ES_CONTAIN_SUBMOUNTS	64	/* mounts under /etc that --contain keeps */
 
 #endif

@@ -130,6 +130,8 @@ int	 es_cat(char *dst, size_t cap, const char *s);
 unsigned long long es_agent_script(const char *exe, char *const *argv);
 /* "ENVSHIM_AGENT=dev:ino:script" into buf (ES_CAP_AGENT bytes). */
 char	*es_agent_var(char *buf, dev_t, ino_t, unsigned long long script);
+/* es_sniff of an open file, reading as far as its ELF headers lie. */
+ssize_t	 es_sniff_fd(int fd, unsigned char head[ES_SNIFF_HEAD], struct es_sniff *);
 /* "/proc/self/fd/N" for fd, into buf. */
 char	*es_fd_path(char *buf, int fd);
 

@@ -23,6 +23,7 @@
 
 #include "es_exec.h"
 #include "es_load.h"
+#include "es_root.h"
 #include "cmd.h"
 
 #ifndef ES_VERSION
@@ -156,7 +157,6 @@ unenterable(const char *file, int depth)
 	struct stat	 st;
 	char		 judge[PATH_MAX];
 	const char	*j;
-	ssize_t		 n;
 	int		 fd;
 
 	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) == -1)
@@ -178,9 +178,8 @@ unenterable(const char *file, int depth)
 		return "has file capabilities: the loader ignores LD_PRELOAD "
 		    "for it";
 	}
-	n = read(fd, head, sizeof(head));
+	es_sniff_fd(fd, head, &sn);
 	close(fd);
-	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
 	if (sn.kind == ES_K_ELF_STATIC)
 		return "is statically linked: there is no loader to preload "
 		    "the shim into";

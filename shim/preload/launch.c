@@ -222,6 +222,30 @@ busybox_shell(const char *resolved, char *const *argv)
 	return argv[1] != NULL && es_is_shell(NULL, argv[1]);
 }
 
+/*
+ * es_sniff over an open file, with the further reads an ELF's headers
+ * need, into the caller's one buffer (head, ES_SNIFF_HEAD bytes): stack
+ * only, so the exec path can use it.  Returns what the first read gave
+ * (-1: the file cannot be read).
+ */
+ssize_t
+es_sniff_fd(int fd, unsigned char head[ES_SNIFF_HEAD], struct es_sniff *sn)
+{
+	ssize_t n = pread(fd, head, ES_SNIFF_HEAD, 0), r;
+	int rounds = 0;
+
+	es_sniff(head, n > 0 ? (size_t)n : 0, sn);
+	while (sn->kind == ES_K_ELF_MORE) {
+		if (++rounds > ES_SNIFF_ROUNDS || sn->want_len > ES_SNIFF_HEAD) {
+			sn->kind = ES_K_ELF_UNKNOWN;
+			break;
+		}
+		r = pread(fd, head, sn->want_len, (off_t)sn->want_off);
+		es_sniff_more(head, r > 0 ? (size_t)r : 0, sn);
+	}
+	return n;
+}
+
 static void judge_interp(const struct es_shim *, const char *, struct es_target *);
 static void script_identity(const struct es_sniff *, const char *,
     struct es_target *);
@@ -289,8 +313,7 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 		t->script = es_agent_script(name != NULL ? name : path, argv);
 	if (agentfile && (s->agent_script == 0 || t->script == s->agent_script))
 		t->agent = 1;
-	n = pread(fd, head, sizeof(head), 0);
-	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
+	n = es_sniff_fd(fd, head, &sn);
 	/*
 	 * File capabilities count only on an ELF that ld.so would run: the
 	 * kernel takes a script's from its interpreter (judged on its own),
@@ -325,6 +348,7 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 		break;
 	case ES_K_ELF_FOREIGN:
 	case ES_K_ELF_UNKNOWN:
+	case ES_K_ELF_MORE:
 		t->unfollow = 1;
 		t->unfollow_why = "ELF program the shim cannot load into";
 		break;

@@ -109,6 +109,20 @@ hello_in_sandbox() {
 	hello_in_sandbox "$BATS_TEST_TMPDIR/bin/static_hello"
 }
 
+@test "a dynamic program whose program headers sit past 1 MiB is followed, not sandboxed" {
+	# As postject leaves a Node single-executable app (Copilot CLI): the
+	# kernel and ld.so read the headers wherever e_phoff says.
+	"$BATS_TEST_TMPDIR/bin/farphdr" /usr/bin/env "$BATS_TEST_TMPDIR/bin/far_env"
+	[ "$(od -An -t u8 -j 32 -N 8 "$BATS_TEST_TMPDIR/bin/far_env" | tr -d ' ')" -ge 1048576 ]
+	run agent_nobody -- "$SPAWN" posix_spawn "$BATS_TEST_TMPDIR/bin/far_env" bash -c env
+	[ "$status" -eq 0 ]
+	assert_filtered
+	records | grep '"path":"'"$BATS_TEST_TMPDIR"'/bin/far_env"' | grep -q '"action":"run"'
+	# Only a shim loaded into far_env itself records its execvp of bash.
+	records | grep '"hook":"execvp"' | grep '"path":"/usr/bin/bash"' |
+		grep '"inside":false' | grep -q '"action":"sandbox"'
+}
+
 @test "a relative program spawned after a chdir file action is not judged in the wrong directory" {
 	# The parent's cwd has no "bash"; the child's (/bin) does.
 	run agent_nobody -- "$SPAWN" spawn-chdir /bin bash -c 'readlink /proc/self/ns/user'
