@@ -85,6 +85,8 @@ struct es_audit {
 	const char		*would;		/* with action "audit": enforce's action */
 	const char		*reason;	/* why refused/unconfined, or NULL */
 	int			 inside, agent, audit_mode;
+	const char		*handover;	/* agent: the file of its install it */
+						/* handed itself to, or NULL */
 	long			 sandbox;	/* inside: the sandboxed launch's pid, else 0 */
 	char *const		*envp;		/* the input environment ... */
 	size_t			 n;		/* ... its length ... */

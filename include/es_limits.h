@@ -27,6 +27,10 @@
 #define ES_SNIFF_TABLE_MAX	65536	/* bytes of ELF program headers (the kernel's */
 					/* bound) or of a dynamic section read */
 #define ES_SNIFF_ROUNDS		160	/* es_sniff_more calls for one file */
+#define ES_PKG_DEPTH		32	/* JSON nesting a package.json may have */
+#define ES_PKG_JSON_MAX		(1L << 20) /* bytes of a package.json read */
+#define ES_TREE_MAX		4	/* directories of the agent's install */
+#define ES_TREE_UP		8	/* levels from the agent's file to its package.json */
 #define ES_CONTAIN_SUBMOUNTS	64	/* mounts under /etc that --contain keeps */
 
 #endif

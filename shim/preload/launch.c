@@ -134,12 +134,8 @@ static const char *const interpreters[] = {
 	"node", "nodejs", "python", "perl", "ruby", "deno", "php",
 };
 
-/*
- * es_hash of the first non-option argument when exe is an interpreter,
- * else 0 (the executable alone identifies the agent).
- */
-unsigned long long
-es_agent_script(const char *exe, char *const *argv)
+const char *
+es_agent_script_arg(const char *exe, char *const *argv)
 {
 	const char *b = strrchr(exe, '/');
 	size_t i, k;
@@ -149,11 +145,42 @@ es_agent_script(const char *exe, char *const *argv)
 		if (strncmp(b, interpreters[k], strlen(interpreters[k])) == 0)
 			break;
 	if (k == sizeof(interpreters) / sizeof(interpreters[0]))
-		return 0;
+		return NULL;
 	for (i = 1; argv != NULL && argv[0] != NULL && argv[i] != NULL; i++)
 		if (argv[i][0] != '-')
-			return es_hash(argv[i], strlen(argv[i])) | 1;
-	return 1;	/* an interpreter with no script: a REPL */
+			return argv[i];
+	return NULL;
+}
+
+/*
+ * es_hash of the first non-option argument when exe is an interpreter,
+ * else 0 (the executable alone identifies the agent).
+ */
+unsigned long long
+es_agent_script(const char *exe, char *const *argv)
+{
+	const char *b = strrchr(exe, '/'), *arg = es_agent_script_arg(exe, argv);
+	size_t k;
+
+	if (arg != NULL)
+		return es_hash(arg, strlen(arg)) | 1;
+	b = b != NULL ? b + 1 : exe;
+	for (k = 0; k < sizeof(interpreters) / sizeof(interpreters[0]); k++)
+		if (strncmp(b, interpreters[k], strlen(interpreters[k])) == 0)
+			return 1;	/* an interpreter with no script: a REPL */
+	return 0;
+}
+
+int
+es_in_install(const struct es_shim *s, const char *real)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntree; i++)
+		if (strncmp(real, s->tree[i], s->tree_len[i]) == 0 &&
+		    real[s->tree_len[i]] == '/')
+			return 1;
+	return 0;
 }
 
 /* v in decimal at the end of d[24]; returns where it starts.  AS-safe. */
@@ -175,7 +202,7 @@ decimal(char d[24], unsigned long long v)
  * the program the agent turned itself into by an exec of its own.
  */
 char *
-es_agent_var(char *buf, dev_t dev, ino_t ino, unsigned long long script)
+es_agent_var(char *buf, dev_t dev, ino_t ino, unsigned long long script, int self)
 {
 	char d[24];
 
@@ -186,6 +213,8 @@ es_agent_var(char *buf, dev_t dev, ino_t ino, unsigned long long script)
 	es_cat(buf, ES_CAP_AGENT, decimal(d, (unsigned long long)ino));
 	es_cat(buf, ES_CAP_AGENT, ":");
 	es_cat(buf, ES_CAP_AGENT, decimal(d, script));
+	if (self)
+		es_cat(buf, ES_CAP_AGENT, ":1");
 	return buf;
 }
 
@@ -247,6 +276,52 @@ es_sniff_fd(int fd, unsigned char head[ES_SNIFF_HEAD], struct es_sniff *sn)
 }
 
 static void judge_interp(const struct es_shim *, const char *, struct es_target *);
+
+/*
+ * The real path of an open file or of a path, through procfs: readlink
+ * is async-signal-safe, realpath is not.  Returns its length, or -1.
+ */
+static ssize_t
+real_of(int fd, char *buf, size_t cap)
+{
+	char proc[32];
+	ssize_t r = readlink(es_fd_path(proc, fd), buf, cap - 1);
+
+	if (r <= 0 || (size_t)r >= cap - 1)
+		return -1;
+	buf[r] = '\0';
+	return r;
+}
+
+/*
+ * Is the file, or for an interpreter the script it runs (node cli.js),
+ * part of the agent's install?  Then the agent hands itself over to it:
+ * a launcher's native binary, another script of the same package.
+ */
+static void
+install_member(const struct es_shim *s, int fd, char *const *argv,
+    struct es_target *t)
+{
+	const char *script;
+	int sfd;
+
+	if (real_of(fd, t->handed_to, sizeof(t->handed_to)) < 0)
+		return;
+	if (!es_in_install(s, t->handed_to)) {
+		script = es_agent_script_arg(t->handed_to, argv);
+		if (script == NULL ||
+		    (sfd = open(script, O_PATH | O_CLOEXEC)) < 0)
+			return;
+		if (real_of(sfd, t->handed_to, sizeof(t->handed_to)) < 0 ||
+		    !es_in_install(s, t->handed_to)) {
+			close(sfd);
+			return;
+		}
+		close(sfd);
+	}
+	t->agent_file = 1;
+	t->handed = 1;
+}
 static void script_identity(const struct es_sniff *, const char *,
     struct es_target *);
 
@@ -312,7 +387,11 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 	if (agentfile || (top && s->self_launcher))
 		t->script = es_agent_script(name != NULL ? name : path, argv);
 	if (agentfile && (s->agent_script == 0 || t->script == s->agent_script))
-		t->agent = 1;
+		t->agent_file = 1;
+	else if (top && !s->inside && s->ntree > 0 && (s->is_agent || s->contain))
+		install_member(s, fd, argv, t);
+	/* A tool never becomes the agent: only the agent hands itself over. */
+	t->agent = t->agent_file && s->is_agent;
 	n = es_sniff_fd(fd, head, &sn);
 	/*
 	 * File capabilities count only on an ELF that ld.so would run: the
@@ -372,7 +451,7 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 	 * -c 'bash -c ...'` must not hand its key to the inner shell.
 	 */
 	if (t->shell)
-		t->agent = 0;
+		t->agent = t->agent_file = t->handed = 0;
 }
 
 /*
@@ -487,6 +566,19 @@ es_decide(const struct es_shim *s, const struct es_target *t, const char **why)
 	*why = NULL;
 	if (s->inside)
 		return ES_A_RUN;	/* the sandbox already confines everything */
+	if (t->unfollow && t->agent && p->unfollowable != ES_UNFOLLOW_ALLOW) {
+		/*
+		 * The agent handing itself over to a static program (Codex's
+		 * musl binary): in contain mode /etc/ld.so.preload follows
+		 * what it starts; elsewhere nothing would, and the sandbox
+		 * would break the agent, so it is refused with the way out.
+		 */
+		if (s->contain)
+			return ES_A_RUN;
+		*why = "the agent hands itself over to a program the shim cannot "
+		    "enter: run the agent with envshim --contain";
+		return ES_A_REFUSE;
+	}
 	if (t->unfollow) {
 		switch (p->unfollowable) {
 		case ES_UNFOLLOW_ALLOW:
@@ -571,11 +663,15 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	long k;
 
 	/* The shim's own variables, the agent's identity moved if it moved. */
+	/* The agent's launches are told they are the agent; no other is. */
+	const char *agent_var = pl->agent_var != NULL ? pl->agent_var :
+	    pl->agent && s->e_agent_self[0] != '\0' ? s->e_agent_self : NULL;
+
 	for (i = 0; s->forced[i] != NULL; i++)
-		if (pl->agent_var == NULL || s->forced[i] != s->e_agent)
+		if (agent_var == NULL || s->forced[i] != s->e_agent)
 			forced[nf++] = s->forced[i];
-	if (pl->agent_var != NULL)
-		forced[nf++] = pl->agent_var;
+	if (agent_var != NULL)
+		forced[nf++] = agent_var;
 	forced[nf] = NULL;
 	pl->map = NULL;
 	pl->n = 0;
@@ -694,6 +790,7 @@ es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, char *c
 	a.inside = s->inside;
 	a.sandbox = s->sandbox_pid;
 	a.agent = pl->agent;
+	a.handover = pl->agent ? pl->handover : NULL;
 	a.audit_mode = audit;
 	a.envp = pl->in;
 	a.n = pl->n;

@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# Who is the agent: a launcher hands itself over to its install (the npm
+# package of its script, and the platform packages its package.json lists
+# under optionalDependencies), and nothing else becomes the agent.  The
+# stand-ins are laid out as the real CLIs are on disk: Qwen Code's
+# cli-entry.js re-launching `node --expose-gc cli.js`, Copilot CLI's
+# loader spawning a native binary of @github/copilot-linux-x64.  Run as
+# nobody, through `envshim --`, the way users type it.
+
+load ../common
+
+KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD
+
+setup() {
+	nobody_dirs
+	PREFIX=$BATS_TEST_TMPDIR/prefix
+	WS=$BATS_TEST_TMPDIR/ws
+	cd "$WS"
+}
+
+# qwen_like DIR: an npm prefix holding a stand-in of Qwen Code's package.
+qwen_like() {
+	local pkg=$1/node_modules/@qwen-code/qwen-code
+	mkdir -p "$pkg" "$1/node_modules/.bin"
+	printf '{"name":"@qwen-code/qwen-code","bin":{"qwen":"cli-entry.js"}}\n' >"$pkg/package.json"
+	cat >"$pkg/cli-entry.js" <<'JS'
+#!/usr/bin/env node
+// As Qwen Code's: the bundled CLI again, with --expose-gc.
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const r = spawnSync(process.execPath,
+  ['--expose-gc', path.join(__dirname, 'cli.js'), ...process.argv.slice(2)],
+  { stdio: 'inherit' });
+process.exit(r.status ?? 1);
+JS
+	cat >"$pkg/cli.js" <<'JS'
+const { execSync, spawnSync } = require('node:child_process');
+const path = require('node:path');
+console.log('agent=' + (process.env.OPENAI_API_KEY || ''));
+// Its shell tool: a shell never keeps the key.
+console.log(execSync('echo "tool=$OPENAI_API_KEY"', { encoding: 'utf8' }).trim());
+// The agent runs a worker of its own install: still the agent.
+spawnSync(process.execPath, [path.join(__dirname, 'probe.js'), 'agent'], { stdio: 'inherit' });
+// A tool (no shell) runs that worker with a key it set itself: a tool
+// never becomes the agent.
+spawnSync('python3', ['-c', 'import os, subprocess, sys; ' +
+  'os.environ["OPENAI_API_KEY"] = sys.argv[1]; ' +
+  'subprocess.run([sys.argv[2], sys.argv[3], "tool"])',
+  process.env.OPENAI_API_KEY || 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD',
+  process.execPath, path.join(__dirname, 'probe.js')], { stdio: 'inherit' });
+JS
+	printf '%s\n' "console.log('probe-' + process.argv[2] + '=' + (process.env.OPENAI_API_KEY || ''));" \
+		>"$pkg/probe.js"
+	chmod 755 "$pkg/cli-entry.js"
+	ln -s ../@qwen-code/qwen-code/cli-entry.js "$1/node_modules/.bin/qwen"
+	chmod -R a+rX "$1"
+}
+
+# run_envshim ARGS...: envshim as nobody, with a key and the usual hijacks.
+run_envshim() {
+	run as_nobody env -i HOME="$HOME" PATH="$PREFIX/node_modules/.bin:/usr/bin:/bin" \
+		LANG=C.UTF-8 XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" \
+		OPENAI_API_KEY="$KEY" GITHUB_TOKEN="$GH" BASH_ENV=/tmp/evil.sh \
+		"$ENVSHIM" "$@"
+}
+
+@test "Qwen Code's re-launch of another script of its package keeps the key; its tools do not" {
+	qwen_like "$PREFIX"
+	run_envshim -- qwen
+	[ "$status" -eq 0 ]
+	grep -qx "agent=$KEY" <<<"$output"
+	grep -qx "probe-agent=$KEY" <<<"$output"
+	grep -qx 'tool=' <<<"$output"
+	grep -qx 'probe-tool=' <<<"$output"
+	# Each hand-over is on record, as the file of the install it went to.
+	run as_nobody env XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" "$ENVSHIM" log
+	[ "$status" -eq 0 ]
+	grep -qF "agent: handed to $PREFIX/node_modules/@qwen-code/qwen-code/cli.js" <<<"$output"
+	grep -qF "agent: handed to $PREFIX/node_modules/@qwen-code/qwen-code/probe.js" <<<"$output"
+	[ "$(grep -c 'agent: handed to' <<<"$output")" -eq 2 ]
+}
+
+@test "an install in the workspace is never the agent: a sandboxed command could write it" {
+	qwen_like "$WS/local"
+	chown -R 65534:65534 "$WS/local" 2>/dev/null || true
+	run_envshim -- "$WS/local/node_modules/.bin/qwen"
+	[ "$status" -eq 0 ]
+	# The program named is the agent; what it hands to in the workspace is not.
+	grep -qx 'agent=' <<<"$output"
+	grep -qx 'probe-agent=' <<<"$output"
+	lacks -F "$KEY"
+}
+
+@test "a package.json outside node_modules makes nothing the agent" {
+	mkdir -p "$BATS_TEST_TMPDIR/checkout"
+	qwen_like "$BATS_TEST_TMPDIR/checkout"
+	mv "$BATS_TEST_TMPDIR/checkout/node_modules/@qwen-code/qwen-code" "$BATS_TEST_TMPDIR/checkout/src"
+	run_envshim -- node "$BATS_TEST_TMPDIR/checkout/src/cli-entry.js"
+	[ "$status" -eq 0 ]
+	grep -qx 'agent=' <<<"$output"
+	grep -qx 'probe-agent=' <<<"$output"
+}
+
+@test "Copilot CLI's loader hands itself over to the native binary of its platform package" {
+	local pkg=$PREFIX/node_modules/@github/copilot plat=$PREFIX/node_modules/@github/copilot-linux-x64
+	mkdir -p "$pkg" "$plat" "$PREFIX/node_modules/.bin"
+	printf '{"name":"@github/copilot","bin":{"copilot":"npm-loader.js"},"optionalDependencies":{"@github/copilot-linux-x64":"1.0.102","@github/copilot-linux-arm64":"1.0.102"}}\n' \
+		>"$pkg/package.json"
+	printf '{"name":"@github/copilot-linux-x64"}\n' >"$plat/package.json"
+	cat >"$pkg/npm-loader.js" <<'JS'
+#!/usr/bin/env node
+const { spawnSync } = require('node:child_process');
+const r = spawnSync(require.resolve('@github/copilot-linux-x64/copilot'),
+  process.argv.slice(2), { stdio: 'inherit' });
+process.exit(r.status ?? 1);
+JS
+	chmod 755 "$pkg/npm-loader.js"
+	# The native binary: a dynamic program with its program headers 1 MiB in,
+	# as the real one's sit 46 MB in.  It shows its key and runs a tool.
+	cp "$BUILD/progs/spawn" "$BATS_TEST_TMPDIR/spawn.orig"
+	"$BUILD/progs/farphdr" "$BATS_TEST_TMPDIR/spawn.orig" "$plat/copilot"
+	ln -s ../@github/copilot/npm-loader.js "$PREFIX/node_modules/.bin/copilot"
+	chmod -R a+rX "$PREFIX"
+	run_envshim -- copilot execvp sh -c 'echo "agent=$OPENAI_API_KEY"'
+	[ "$status" -eq 0 ]
+	# The shell it ran lost the key ...
+	grep -qx 'agent=' <<<"$output"
+	# ... and the binary itself kept it: it ran in place, not sandboxed.
+	python3 - "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl" "$plat/copilot" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+bin_ = [r for r in recs if r["path"] == sys.argv[2]]
+assert bin_ and bin_[0]["agent"] and bin_[0]["action"] == "run", recs
+assert bin_[0]["handover"] == sys.argv[2], bin_
+assert not any(d["name"] == "OPENAI_API_KEY" for d in bin_[0]["dropped"]), bin_
+sh = [r for r in recs if r["argv"][:1] == ["sh"]]
+assert sh and sh[0]["action"] == "sandbox" and not sh[0]["agent"], sh
+assert any(d["name"] == "OPENAI_API_KEY" for d in sh[0]["dropped"]), sh
+PY
+}
