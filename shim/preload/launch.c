@@ -452,6 +452,14 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 	 */
 	if (t->shell)
 		t->agent = t->agent_file = t->handed = 0;
+	/*
+	 * Outside contain mode nothing would follow what a static program
+	 * starts: it is a tool like any other static program (Qwen Code's
+	 * vendored rg), sandboxed.  `envshim --` picks contain mode for an
+	 * agent whose platform package holds one (Codex).
+	 */
+	if (t->unfollow && !s->contain)
+		t->agent = t->handed = 0;
 }
 
 /*
@@ -566,19 +574,12 @@ es_decide(const struct es_shim *s, const struct es_target *t, const char **why)
 	*why = NULL;
 	if (s->inside)
 		return ES_A_RUN;	/* the sandbox already confines everything */
-	if (t->unfollow && t->agent && p->unfollowable != ES_UNFOLLOW_ALLOW) {
-		/*
-		 * The agent handing itself over to a static program (Codex's
-		 * musl binary): in contain mode /etc/ld.so.preload follows
-		 * what it starts; elsewhere nothing would, and the sandbox
-		 * would break the agent, so it is refused with the way out.
-		 */
-		if (s->contain)
-			return ES_A_RUN;
-		*why = "the agent hands itself over to a program the shim cannot "
-		    "enter: run the agent with envshim --contain";
-		return ES_A_REFUSE;
-	}
+	/*
+	 * The agent handing itself over to a static program (Codex's musl
+	 * binary) in contain mode: /etc/ld.so.preload follows what it starts.
+	 */
+	if (t->unfollow && t->agent && s->contain)
+		return ES_A_RUN;
 	if (t->unfollow) {
 		switch (p->unfollowable) {
 		case ES_UNFOLLOW_ALLOW:
