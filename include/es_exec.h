@@ -37,8 +37,8 @@ struct es_sniff {
 	char	 interp[ES_SHEBANG_MAX];	/* "#!" interpreter, or ELF PT_INTERP */
 	char	 arg[ES_SHEBANG_MAX];		/* its optional argument */
 	char	 judge[ES_SHEBANG_MAX];		/* what decides: see es_script_judge */
-	int	 pie;		/* ES_K_ELF_STATIC: a static-pie program (DF_1_PIE), */
-				/* not a shared object or a loader */
+	int	 program;	/* ES_K_ELF_STATIC: a program (ET_EXEC, or ET_DYN */
+				/* with DF_1_PIE), not a shared object or a loader */
 	/* ES_K_ELF_MORE: the file's bytes [want_off, want_off + want_len). */
 	unsigned long long want_off;
 	size_t	 want_len;	/* at most ES_SNIFF_HEAD */

@@ -20,8 +20,10 @@
 
 #include <linux/capability.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,6 +305,84 @@ agent_of(const char *exe, char *interp, size_t len, char **av)
 	b = strrchr(sn.interp, '/');
 	return strcmp(b != NULL ? b + 1 : sn.interp, "env") == 0 &&
 	    strcmp(j, sn.interp) != 0;
+}
+
+/* Files a platform package may hold that are looked at, in all. */
+#define SCAN_FILES	4096
+#define SCAN_DEPTH	8
+
+/*
+ * A static program (ET_EXEC, or static-pie) with an execute bit under
+ * dir, not in a nested node_modules: what the shim cannot enter.  The
+ * first found goes to prog; one called name (the agent's own binary, not
+ * a helper next to it) ends the walk.  *left bounds it.
+ */
+static int
+static_under(const char *dir, int depth, const char *name, char *prog,
+    size_t len, int *left)
+{
+	unsigned char	 head[ES_SNIFF_HEAD];
+	struct es_sniff	 sn;
+	struct dirent	*d;
+	struct stat	 sb;
+	char		 path[PATH_MAX];
+	DIR		*dp;
+	int		 fd, found = 0;
+
+	if ((dp = opendir(dir)) == NULL)
+		return 0;
+	while (!found && (d = readdir(dp)) != NULL && (*left)-- > 0) {
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
+		    strcmp(d->d_name, "node_modules") == 0 ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, d->d_name) >=
+		    (int)sizeof(path) || lstat(path, &sb) != 0)
+			continue;
+		if (S_ISDIR(sb.st_mode)) {
+			if (depth < SCAN_DEPTH)
+				found = static_under(path, depth + 1, name, prog,
+				    len, left);
+			continue;
+		}
+		if (!S_ISREG(sb.st_mode) || !(sb.st_mode & 0111) ||
+		    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+			continue;
+		es_sniff_fd(fd, head, &sn);
+		close(fd);
+		if (sn.kind == ES_K_ELF_STATIC && sn.program) {
+			if (prog[0] == '\0' || strcmp(d->d_name, name) == 0)
+				snprintf(prog, len, "%s", path);
+			found = strcmp(d->d_name, name) == 0;
+		}
+	}
+	closedir(dp);
+	return found;
+}
+
+int
+es_contain_needed(char **cmd, const char *exe, char *prog, size_t len)
+{
+	char		 interp[ES_PATH_MAX], real[PATH_MAX], ws[PATH_MAX];
+	char		 (*roots)[ES_PATH_MAX], *av[3];
+	const char	*file = exe, *arg, *name = strrchr(exe, '/');
+	int		 n, i, left = SCAN_FILES;
+
+	agent_of(exe, interp, sizeof(interp), av);
+	if (av[1] == NULL && realpath(exe, real) != NULL &&
+	    (arg = es_agent_script_arg(real, cmd)) != NULL)
+		file = arg;	/* node /path/to/codex.js */
+	if (getcwd(ws, sizeof(ws)) == NULL)
+		ws[0] = '\0';
+	if ((roots = malloc(ES_TREE_MAX * sizeof(*roots))) == NULL)
+		return 0;
+	n = es_agent_install(file, ws, roots);
+	/* The platform packages: the agent's own one holds tools (Qwen's rg). */
+	prog[0] = '\0';
+	name = name != NULL ? name + 1 : exe;
+	for (i = 1; i < n; i++)
+		if (static_under(roots[i], 0, name, prog, len, &left))
+			break;
+	free(roots);
+	return prog[0] != '\0';
 }
 
 /* The launch state as ES_CONTAIN_FILE holds it: NUL-separated entries. */

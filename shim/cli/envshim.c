@@ -222,7 +222,7 @@ run(int argc, char **argv)
 	};
 	const char		*file = NULL, *why, *mode;
 	char			 shim[PATH_MAX], pol[PATH_MAX], exe[PATH_MAX];
-	char			 ws[PATH_MAX];
+	char			 ws[PATH_MAX], prog[PATH_MAX];
 	struct es_cmd_hop	 hop;
 	struct es_policy	*p;
 	int			 c, audit = 0, contain = 0, sandboxed, found;
@@ -264,6 +264,12 @@ run(int argc, char **argv)
 		    "unprivileged build of it instead, or run it with "
 		    "envshim --contain.\n", exe, why);
 		return ES_EXIT_FAIL;
+	} else if (!contain && es_contain_needed(argv + optind, exe, prog,
+	    sizeof(prog))) {
+		fprintf(stderr, "envshim: %s hands itself over to %s, a static "
+		    "program the shim cannot enter: running it in contain mode "
+		    "(envshim --contain)\n", argv[optind], prog);
+		contain = 1;
 	}
 	file = es_cmd_policy_file(file);
 	if ((p = es_cmd_load(file)) == NULL)

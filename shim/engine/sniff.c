@@ -106,6 +106,7 @@ phdrs_done(struct es_sniff *s)
 		return;
 	}
 	s->kind = ES_K_ELF_STATIC;
+	s->program = s->e_type == ET_EXEC;
 	s->stage = ST_DONE;
 	s->want_len = 0;
 }
@@ -151,7 +152,7 @@ more_dyn(const unsigned char *buf, size_t n, struct es_sniff *s)
 		if (d.d_tag == DT_NULL)
 			break;
 		if (d.d_tag == DT_FLAGS_1) {
-			s->pie = (d.d_un.d_val & DF_1_PIE) != 0;
+			s->program = (d.d_un.d_val & DF_1_PIE) != 0;
 			break;
 		}
 	}
@@ -342,7 +343,7 @@ void
 es_sniff(const unsigned char *head, size_t n, struct es_sniff *s)
 {
 	s->interp[0] = s->arg[0] = s->judge[0] = '\0';
-	s->pie = s->has_interp = s->has_dyn = 0;
+	s->program = s->has_interp = s->has_dyn = 0;
 	s->stage = ST_DONE;
 	s->want_off = 0;
 	s->want_len = 0;

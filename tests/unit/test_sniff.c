@@ -55,6 +55,7 @@ real_static_binary(void **state)
 	/* Built by the Makefile with -static on purpose. */
 	assert_int_equal(sniff_file("build/progs/static_hello", &s), 0);
 	assert_int_equal(s.kind, ES_K_ELF_STATIC);
+	assert_true(s.program);
 }
 
 /*
@@ -258,17 +259,18 @@ far_program_headers(void **state)
 	img = far_elf(15, 0, 0x350, ET_EXEC, 0);
 	sniff_image(img, FAR_LEN, &s);
 	assert_int_equal(s.kind, ES_K_ELF_STATIC);
+	assert_true(s.program);
 	free(img);
 	img = far_elf(15, 0, 0x350, ET_DYN, DF_1_PIE | DF_1_NOW);
 	sniff_image(img, FAR_LEN, &s);
 	assert_int_equal(s.kind, ES_K_ELF_STATIC);
-	assert_true(s.pie);
+	assert_true(s.program);
 	free(img);
 	/* A shared object (or ld.so itself): no loader, no PIE flag. */
 	img = far_elf(15, 0, 0x350, ET_DYN, 0);
 	sniff_image(img, FAR_LEN, &s);
 	assert_int_equal(s.kind, ES_K_ELF_STATIC);
-	assert_false(s.pie);
+	assert_false(s.program);
 	/* The file ends inside its headers: the kernel would not run it. */
 	sniff_image(img, FAR_PHOFF + 100, &s);
 	assert_int_equal(s.kind, ES_K_ELF_UNKNOWN);

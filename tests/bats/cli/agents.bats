@@ -138,3 +138,101 @@ assert sh and sh[0]["action"] == "sandbox" and not sh[0]["agent"], sh
 assert any(d["name"] == "OPENAI_API_KEY" for d in sh[0]["dropped"]), sh
 PY
 }
+
+# codex_like LAUNCHER: a stand-in of Codex's install: a launcher script of
+# @openai/codex that hands itself over to the static binary of the
+# platform package its package.json lists (tests/progs/static_agent.c).
+codex_like() {
+	local pkg=$PREFIX/node_modules/@openai/codex
+	local bin=$PREFIX/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin
+	mkdir -p "$pkg/bin" "$bin" "$PREFIX/node_modules/.bin"
+	printf '{"name":"@openai/codex","bin":{"codex":"bin/codex.js"},"optionalDependencies":{"@openai/codex-linux-x64":"npm:@openai/codex@0.171.0-linux-x64","@openai/codex-darwin-arm64":"npm:@openai/codex@0.171.0-darwin-arm64"}}\n' \
+		>"$pkg/package.json"
+	printf '{"name":"@openai/codex","version":"0.171.0-linux-x64"}\n' \
+		>"$PREFIX/node_modules/@openai/codex-linux-x64/package.json"
+	cp "$BUILD/progs/static_agent" "$bin/codex"
+	# A static helper next to it, found first, is not what is named.
+	cp "$BUILD/progs/static_hello" "$bin/../aaa-helper"
+	case $1 in
+	node)	# Node 20: spawn, and wait.
+		cat >"$pkg/bin/codex.js" <<'JS'
+#!/usr/bin/env node
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const bin = path.join(require.resolve('@openai/codex-linux-x64/package.json'),
+  '..', 'vendor', 'x86_64-unknown-linux-musl', 'bin', 'codex');
+const r = spawnSync(bin, process.argv.slice(2), { stdio: 'inherit' });
+process.exit(r.status ?? 1);
+JS
+		;;
+	exec)	# Node 22+: process.execve, an exec in place (here Python's).
+		cat >"$pkg/bin/codex.js" <<'PY'
+#!/usr/bin/env python3
+import os, sys
+d = os.path.dirname(os.path.realpath(__file__))
+b = os.path.join(d, "..", "..", "codex-linux-x64", "vendor",
+                 "x86_64-unknown-linux-musl", "bin", "codex")
+os.execv(b, [b] + sys.argv[1:])
+PY
+		;;
+	esac
+	chmod 755 "$pkg/bin/codex.js"
+	ln -s ../@openai/codex/bin/codex.js "$PREFIX/node_modules/.bin/codex"
+	chmod -R a+rX "$PREFIX"
+}
+
+@test "envshim -- codex: a launcher that spawns its static binary gets contain mode, said in one line" {
+	codex_like node
+	run_envshim -- codex env
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^envshim: ' <<<"$output")" -eq 1 ]
+	grep -qxF "envshim: codex hands itself over to $PREFIX/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex, a static program the shim cannot enter: running it in contain mode (envshim --contain)" <<<"$output"
+	# The static binary is the agent: it kept its key.
+	grep -qx "OPENAI_API_KEY=$KEY" <<<"$output"
+	# What it starts by raw execve is filtered (/etc/ld.so.preload) ...
+	run_envshim -- codex run /usr/bin/env
+	[ "$status" -eq 0 ]
+	lacks -F "$KEY"
+	lacks '^GITHUB_TOKEN='
+	grep -qx "LD_PRELOAD=$SHIM" <<<"$output"
+	# ... and its shell runs in the sandbox.
+	run_envshim -- codex run /bin/sh -c 'echo "tool=$OPENAI_API_KEY"; readlink /proc/self/ns/user'
+	[ "$status" -eq 0 ]
+	grep -qx 'tool=' <<<"$output"
+	[ "${lines[-1]}" != "$(readlink /proc/self/ns/user)" ]
+}
+
+@test "envshim -- codex: a launcher that execs its static binary in place works the same" {
+	codex_like exec
+	run_envshim -- codex env
+	[ "$status" -eq 0 ]
+	grep -q '^envshim: codex hands itself over to .*/bin/codex, a static program' <<<"$output"
+	grep -qx "OPENAI_API_KEY=$KEY" <<<"$output"
+	run_envshim -- codex run /usr/bin/env
+	[ "$status" -eq 0 ]
+	lacks -F "$KEY"
+	grep -qx "LD_PRELOAD=$SHIM" <<<"$output"
+}
+
+@test "a static tool in the agent's own package is sandboxed, and picks no contain mode" {
+	qwen_like "$PREFIX"
+	local pkg=$PREFIX/node_modules/@qwen-code/qwen-code
+	mkdir -p "$pkg/vendor"
+	cp "$BUILD/progs/static_agent" "$pkg/vendor/rg"
+	chmod -R a+rX "$pkg"
+	cat >"$pkg/cli.js" <<'JS'
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+spawnSync(path.join(__dirname, 'vendor', 'rg'), ['env'], { stdio: 'inherit' });
+JS
+	run_envshim -- qwen
+	[ "$status" -eq 0 ]
+	lacks '^envshim: '
+	lacks -F "$KEY"
+	python3 - "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl" "$pkg/vendor/rg" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+rg = [r for r in recs if r["path"] == sys.argv[2]]
+assert rg and rg[0]["action"] == "sandbox" and not rg[0]["agent"], rg
+PY
+}
