@@ -31,6 +31,7 @@
 #define ES_PKG_JSON_MAX		(1L << 20) /* bytes of a package.json read */
 #define ES_TREE_MAX		4	/* directories of the agent's install */
 #define ES_TREE_UP		8	/* levels from the agent's file to its package.json */
+#define ES_CONTAIN_ROOT_ID	65533	/* root's uid and gid inside contain mode */
 #define ES_CONTAIN_SUBMOUNTS	64	/* mounts under /etc that --contain keeps */
 
 #endif

@@ -65,8 +65,6 @@ int		 es_contain_run(char **cmd, const char *exe, const char *shim,
  */
 int		 es_contain_needed(char **cmd, const char *exe, char *prog,
 		    size_t len);
-/* Can contain mode's namespace be made here?  0, or -1 with why. */
-int		 es_contain_probe(const char *shim, char *why, size_t len);
 
 int		 es_cmd_check(int, char **);
 int		 es_cmd_policy(int, char **);

@@ -70,19 +70,22 @@ put_file(const char *path, const char *data, size_t len, mode_t mode)
 	return 0;
 }
 
-/* uid and gid mapped to themselves; setgroups denied first, as required. */
+/*
+ * uid and gid mapped to in and gin inside; setgroups denied first, as
+ * required.
+ */
 static int
-map_ids(struct err *e, uid_t uid, gid_t gid)
+map_ids(struct err *e, uid_t in, uid_t uid, gid_t gin, gid_t gid)
 {
 	char	line[64];
 
-	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned)in, (unsigned)uid);
 	if (put_file("/proc/self/uid_map", line, strlen(line), 0) == -1)
 		return fail(e, "cannot write uid_map", NULL);
 	if (put_file("/proc/self/setgroups", "deny", 4, 0) == -1 &&
 	    errno != ENOENT)
 		return fail(e, "cannot write setgroups", NULL);
-	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned)gin, (unsigned)gid);
 	if (put_file("/proc/self/gid_map", line, strlen(line), 0) == -1)
 		return fail(e, "cannot write gid_map", NULL);
 	return 0;
@@ -165,7 +168,14 @@ setup(struct err *e, const char *shim, const char *state, size_t len)
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) == -1)
 		return fail(e, "cannot create a user and mount namespace",
 		    "see `envshim doctor`");
-	if (map_ids(e, uid, gid) == -1)
+	/*
+	 * Root is an ordinary id inside: since Linux 5.12 a user namespace
+	 * may map id 0 only with CAP_SETFCAP, which the agent gives up, so
+	 * no shell's sandbox could map root; ES_CONTAIN_ROOT_ID maps itself.
+	 * Outside it is still root's file access, without capabilities.
+	 */
+	if (map_ids(e, uid == 0 ? ES_CONTAIN_ROOT_ID : uid, uid,
+	    gid == 0 ? ES_CONTAIN_ROOT_ID : gid, gid) == -1)
 		return -1;
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == -1)
 		return fail(e, "cannot make the mounts private", NULL);
@@ -240,14 +250,17 @@ drop_caps(struct err *e)
 
 /*
  * What the sandbox helper will do for a shell inside: a user namespace of
- * its own, the caller's ids mapped to themselves.  Since Linux 5.12 a map
- * of uid 0 needs CAP_SETFCAP, which this namespace no longer holds, so as
- * root no shell inside could be sandboxed.  Tried in a child.
+ * its own, the caller's ids mapped to themselves (read before the
+ * unshare: in the new namespace they are the overflow id).  Since Linux
+ * 5.12 a map of uid 0 needs CAP_SETFCAP, which this namespace no longer
+ * holds: why root is ES_CONTAIN_ROOT_ID here.  Tried in a child.
  */
 static int
 nested_userns(struct err *e)
 {
 	struct err	ce;
+	uid_t		uid = getuid();
+	gid_t		gid = getgid();
 	pid_t		pid;
 	int		st;
 
@@ -256,7 +269,7 @@ nested_userns(struct err *e)
 		return fail(e, "cannot fork", NULL);
 	if (pid == 0)
 		_exit(unshare(CLONE_NEWUSER) == 0 &&
-		    map_ids(&ce, getuid(), getgid()) == 0 ? 0 :
+		    map_ids(&ce, uid, uid, gid, gid) == 0 ? 0 :
 		    (errno & 0xff) != 0 ? errno & 0xff : EPERM);
 	if (waitpid(pid, &st, 0) == -1)
 		return fail(e, "cannot wait for a child", NULL);
@@ -264,9 +277,7 @@ nested_userns(struct err *e)
 		return 0;
 	errno = WIFEXITED(st) ? WEXITSTATUS(st) : EPERM;
 	return fail(e, "no shell inside could be sandboxed: its user namespace "
-	    "cannot map the user id", getuid() == 0 ? "as root the map needs "
-	    "CAP_SETFCAP, which --contain drops: run the agent as an ordinary "
-	    "user, or set sandbox off" : NULL);
+	    "cannot map the user id", "set sandbox off, or see `envshim doctor`");
 }
 
 /*
@@ -436,9 +447,9 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 		return ES_EXIT_FAIL;
 	}
 	len = state_text(s, state, ES_CONTAIN_MAX);
-	/* Root's shells would all be refused: say so instead of starting. */
+	/* Shells that could not be sandboxed would all be refused: say so now. */
 	if (setup(&e, shim, state, len) == -1 || drop_caps(&e) == -1 ||
-	    (getuid() == 0 && s->pol.sandbox != ES_SANDBOX_OFF &&
+	    (s->pol.sandbox != ES_SANDBOX_OFF &&
 	    s->pol.mode != ES_MODE_AUDIT && nested_userns(&e) == -1)) {
 		fprintf(stderr, "envshim: --contain: %s\n", e.msg);
 		return ES_EXIT_FAIL;
@@ -465,48 +476,4 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 	fprintf(stderr, "envshim: %s: %s\n", cmd[0],
 	    c == ENOENT ? "command not found" : strerror(c));
 	return c == ENOENT ? ES_EXIT_NOTFOUND : ES_EXIT_NOEXEC;
-}
-
-int
-es_contain_probe(const char *shim, char *why, size_t len)
-{
-	struct err	 e;
-	char		 got[ES_PATH_MAX + 2];
-	int		 p[2], st, fd;
-	ssize_t		 n;
-	pid_t		 pid;
-
-	fflush(stdout);
-	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
-		snprintf(why, len, "cannot fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		e.msg[0] = '\0';
-		if (setup(&e, shim, "", 0) == 0 && drop_caps(&e) == 0) {
-			fd = open("/etc/ld.so.preload", O_RDONLY | O_CLOEXEC);
-			n = fd >= 0 ? read(fd, got, sizeof(got) - 1) : -1;
-			got[n > 0 ? n : 0] = '\0';
-			if (strncmp(got, shim, strlen(shim)) != 0 ||
-			    umount2("/etc", MNT_DETACH) == 0)
-				snprintf(e.msg, sizeof(e.msg), "the overlay on "
-				    "/etc did not hold or could be removed");
-			else if (nested_userns(&e) == 0)
-				_exit(0);
-		}
-		(void)!write(p[1], e.msg, strlen(e.msg));
-		_exit(1);
-	}
-	close(p[1]);
-	n = read(p[0], why, len - 1);
-	why[n > 0 ? n : 0] = '\0';
-	close(p[0]);
-	if (waitpid(pid, &st, 0) == -1 || !WIFEXITED(st) ||
-	    WEXITSTATUS(st) != 0) {
-		if (why[0] == '\0')
-			snprintf(why, len, "the probe failed");
-		return -1;
-	}
-	return 0;
 }

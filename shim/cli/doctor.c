@@ -294,26 +294,106 @@ check_files(struct doc *d)
 }
 
 /*
- * envshim --contain really made here (in a child): optional, so a
- * failure is reported with its fix but does not fail the doctor.
+ * Contain mode as a user gets it: this very command runs `envshim
+ * --contain -- /bin/sh -c ...` in a scratch workspace, with a token in
+ * the environment, "sandbox required" and "log off" on top of the
+ * user's layers.  The shell must come up through /etc/ld.so.preload,
+ * filtered (no token) and in a sandbox of its own (another user
+ * namespace).  0, or -1 with why: envshim's own line when it refused.
+ */
+static int
+try_contain(char *why, size_t len)
+{
+	static const char pol_text[] = "sandbox required\nlog off\n";
+	char	 dir[] = "/tmp/envshim-doctor.XXXXXX", pol[sizeof(dir) + 8];
+	char	 out[1024], self[PATH_MAX], want[128], *nl;
+	size_t	 n = 0;
+	ssize_t	 r;
+	pid_t	 pid;
+	int	 p[2], fd, st = -1, rc = -1;
+
+	why[0] = '\0';
+	r = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[r > 0 ? r : 0] = '\0';
+	r = readlink("/proc/self/ns/user", want, sizeof(want) - 1);
+	want[r > 0 ? r : 0] = '\0';
+	if (mkdtemp(dir) == NULL) {
+		snprintf(why, len, "cannot make a scratch workspace: %s",
+		    strerror(errno));
+		return -1;
+	}
+	snprintf(pol, sizeof(pol), "%s/policy", dir);
+	fd = open(pol, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd == -1 || write(fd, pol_text, sizeof(pol_text) - 1) !=
+	    (ssize_t)sizeof(pol_text) - 1 || chmod(dir, 0755) == -1 ||
+	    pipe2(p, O_CLOEXEC) == -1) {
+		snprintf(why, len, "cannot prepare the probe: %s",
+		    strerror(errno));
+		goto out;
+	}
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd == -1 || dup2(fd, 0) == -1 || dup2(p[1], 1) == -1 ||
+		    dup2(p[1], 2) == -1 || chdir(dir) == -1 ||
+		    setenv("GITHUB_TOKEN", "ghp_envshimdoctorprobe0123456789abcdefgh", 1) == -1)
+			_exit(125);
+		execl(self, "envshim", "--contain", "--policy", pol, "--",
+		    "/bin/sh", "-c", "echo \"probe ${GITHUB_TOKEN:-none} "
+		    "$(readlink /proc/self/ns/user)\"", (char *)NULL);
+		printf("cannot execute %s: %s\n", self, strerror(errno));
+		_exit(126);
+	}
+	close(p[1]);
+	while (pid > 0 && n + 1 < sizeof(out) &&
+	    (r = read(p[0], out + n, sizeof(out) - 1 - n)) > 0)
+		n += r;
+	out[n] = '\0';
+	close(p[0]);
+	if (pid == -1 || waitpid(pid, &st, 0) == -1) {
+		snprintf(why, len, "cannot run it: %s", strerror(errno));
+		goto out;
+	}
+	if ((nl = strchr(out, '\n')) != NULL)
+		*nl = '\0';
+	if (strncmp(out, "probe none user:", 16) == 0 &&
+	    strcmp(out + 11, want) != 0 && st == 0)
+		rc = 0;
+	else if (strncmp(out, "probe ", 6) == 0)
+		snprintf(why, len, "a shell it started %s", strncmp(out,
+		    "probe none ", 11) != 0 ? "kept a token it must lose" :
+		    "ran outside a sandbox");
+	else if (strncmp(out, "envshim: --contain: ", 20) == 0)
+		snprintf(why, len, "%s", out + 20);
+	else
+		snprintf(why, len, "%s", out[0] != '\0' ? out :
+		    "it failed without saying why");
+out:
+	if (fd != -1)
+		close(fd);
+	unlink(pol);
+	rmdir(dir);
+	return rc;
+}
+
+/*
+ * envshim --contain really run here: optional, so a failure is
+ * reported with its fix but does not fail the doctor.
  */
 static void
 check_contain(struct doc *d)
 {
-	char	shim[PATH_MAX + 64], why[ES_PATH_MAX + 256];
+	char	why[ES_PATH_MAX + 256];
 
-	if (find_file("libenvshim.so", ES_LIBDIR, shim, sizeof(shim)) == -1)
-		return;
-	if (es_contain_probe(shim, why, sizeof(why)) == 0) {
-		result(d, 1, "contain mode", "an overlay on /etc in a user "
-		    "namespace works (envshim --contain)", NULL);
+	if (try_contain(why, sizeof(why)) == 0) {
+		result(d, 1, "contain mode", "envshim --contain ran a shell, "
+		    "filtered and sandboxed", NULL);
 		return;
 	}
-	printf("%s--  %s contain mode: unavailable: %s\n     fix: %s; only "
-	    "agents the shim cannot enter need it\n",
-	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why,
-	    getuid() == 0 ? "run agents as an ordinary user" : "needs "
-	    "unprivileged user namespaces and overlayfs (Linux 5.11 or later)");
+	printf("%s--  %s contain mode: unavailable: %s\n     fix: needs "
+	    "unprivileged user namespaces and overlayfs (Linux 5.11 or "
+	    "later); only agents the shim cannot enter need it\n",
+	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why);
 }
 
 static void
