@@ -597,6 +597,13 @@ es_decide(const struct es_shim *s, const struct es_target *t, const char **why)
 	}
 	if (t->shell && p->sandbox != ES_SANDBOX_OFF)
 		return ES_A_SANDBOX;
+	/*
+	 * sandbox all: every program the agent starts but the agent itself,
+	 * for agents whose shell tool interprets commands in-process (crush)
+	 * and execs only the programs named.
+	 */
+	if (p->sandbox == ES_SANDBOX_ALL && !t->agent)
+		return ES_A_SANDBOX;
 	return ES_A_RUN;
 }
 

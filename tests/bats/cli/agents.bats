@@ -236,3 +236,24 @@ rg = [r for r in recs if r["path"] == sys.argv[2]]
 assert rg and rg[0]["action"] == "sandbox" and not rg[0]["agent"], rg
 PY
 }
+
+@test "sandbox all confines every tool, but the agent's hand-overs stay the agent" {
+	qwen_like "$PREFIX"
+	printf 'sandbox all\n' >"$BATS_TEST_TMPDIR/p"
+	chmod 644 "$BATS_TEST_TMPDIR/p"
+	run_envshim --policy "$BATS_TEST_TMPDIR/p" -- qwen
+	[ "$status" -eq 0 ]
+	grep -qx "agent=$KEY" <<<"$output"
+	grep -qx "probe-agent=$KEY" <<<"$output"
+	# The tool ran in the sandbox (whose private /tmp hides this install).
+	lacks -x "probe-tool=$KEY"
+	python3 - "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+out = [r for r in recs if not r["inside"]]
+assert [r["action"] for r in out if r["agent"]] == ["run", "run"], out
+tools = [r for r in out if not r["agent"]]
+assert tools and all(r["action"] == "sandbox" for r in tools), tools
+assert any(r["argv"][0] == "python3" for r in tools), tools
+PY
+}

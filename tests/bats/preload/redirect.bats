@@ -211,6 +211,38 @@ echo peek done' "${GH:0:14}"
 	records | grep '"path":"/usr/bin/bash"' | grep -q '"action":"run"'
 }
 
+@test "sandbox all: an agent that interprets commands itself (no shell) has every program confined" {
+	# As crush's Go shell: tests/progs/inproc_agent.c splits each command
+	# and spawns the program named, never a shell.
+	mkdir -p "$HOME/.ssh"
+	echo "PRIVATE KEY MATERIAL" >"$HOME/.ssh/id_ed25519"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME/.ssh"
+	local A=$BATS_TEST_TMPDIR/bin/inproc_agent
+	# Without it the programs run outside the sandbox: the check can fail.
+	run agent_nobody -- "$A" "cat $HOME/.ssh/id_ed25519" "readlink /proc/self/ns/user"
+	[ "$status" -eq 0 ]
+	grep -qx "PRIVATE KEY MATERIAL" <<<"$output"
+	[ "${lines[1]}" = "$OUTER_NS" ]
+	printf 'sandbox all\n' >"$BATS_TEST_TMPDIR/p"
+	chmod 644 "$BATS_TEST_TMPDIR/p"
+	rm -f "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl"
+	run agent_nobody ENVSHIM_POLICY="$BATS_TEST_TMPDIR/p" -- "$A" \
+		"readlink /proc/self/ns/user" "cat $HOME/.ssh/id_ed25519" \
+		"touch $HOME/planted" "touch $BATS_TEST_TMPDIR/ws/made" "/usr/bin/env"
+	lacks -x "PRIVATE KEY MATERIAL"
+	[ "${lines[0]}" != "$OUTER_NS" ]
+	[ ! -e "$HOME/planted" ]
+	[ -e "$BATS_TEST_TMPDIR/ws/made" ]
+	assert_filtered
+	# Each program went to the sandbox; none was the agent.
+	python3 - "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if '"inside":false' in l]
+assert len(recs) == 5, recs
+assert all(r["action"] == "sandbox" and not r["agent"] for r in recs), recs
+PY
+}
+
 @test "only the agent is undumpable: the tools it runs are not" {
 	run agent_nobody -- python3 -c '
 import subprocess
