@@ -56,9 +56,9 @@ JS
 	chmod -R a+rX "$1"
 }
 
-# run_envshim ARGS...: envshim as nobody, with a key and the usual hijacks.
-run_envshim() {
-	run as_nobody env -i HOME="$HOME" PATH="$PREFIX/node_modules/.bin:/usr/bin:/bin" \
+# envshim_nobody ARGS...: envshim as nobody, with a key and the usual hijacks.
+envshim_nobody() {
+	as_nobody env -i HOME="$HOME" PATH="$PREFIX/node_modules/.bin:/usr/bin:/bin" \
 		LANG=C.UTF-8 XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" \
 		OPENAI_API_KEY="$KEY" GITHUB_TOKEN="$GH" BASH_ENV=/tmp/evil.sh \
 		"$ENVSHIM" "$@"
@@ -66,7 +66,7 @@ run_envshim() {
 
 @test "Qwen Code's re-launch of another script of its package keeps the key; its tools do not" {
 	qwen_like "$PREFIX"
-	run_envshim -- qwen
+	run envshim_nobody -- qwen
 	[ "$status" -eq 0 ]
 	grep -qx "agent=$KEY" <<<"$output"
 	grep -qx "probe-agent=$KEY" <<<"$output"
@@ -83,7 +83,7 @@ run_envshim() {
 @test "an install in the workspace is never the agent: a sandboxed command could write it" {
 	qwen_like "$WS/local"
 	chown -R 65534:65534 "$WS/local" 2>/dev/null || true
-	run_envshim -- "$WS/local/node_modules/.bin/qwen"
+	run envshim_nobody -- "$WS/local/node_modules/.bin/qwen"
 	[ "$status" -eq 0 ]
 	# The program named is the agent; what it hands to in the workspace is not.
 	grep -qx 'agent=' <<<"$output"
@@ -95,7 +95,7 @@ run_envshim() {
 	mkdir -p "$BATS_TEST_TMPDIR/checkout"
 	qwen_like "$BATS_TEST_TMPDIR/checkout"
 	mv "$BATS_TEST_TMPDIR/checkout/node_modules/@qwen-code/qwen-code" "$BATS_TEST_TMPDIR/checkout/src"
-	run_envshim -- node "$BATS_TEST_TMPDIR/checkout/src/cli-entry.js"
+	run envshim_nobody -- node "$BATS_TEST_TMPDIR/checkout/src/cli-entry.js"
 	[ "$status" -eq 0 ]
 	grep -qx 'agent=' <<<"$output"
 	grep -qx 'probe-agent=' <<<"$output"
@@ -121,7 +121,7 @@ JS
 	"$BUILD/progs/farphdr" "$BATS_TEST_TMPDIR/spawn.orig" "$plat/copilot"
 	ln -s ../@github/copilot/npm-loader.js "$PREFIX/node_modules/.bin/copilot"
 	chmod -R a+rX "$PREFIX"
-	run_envshim -- copilot execvp sh -c 'echo "agent=$OPENAI_API_KEY"'
+	run envshim_nobody -- copilot execvp sh -c 'echo "agent=$OPENAI_API_KEY"'
 	[ "$status" -eq 0 ]
 	# The shell it ran lost the key ...
 	grep -qx 'agent=' <<<"$output"
@@ -183,20 +183,20 @@ PY
 
 @test "envshim -- codex: a launcher that spawns its static binary gets contain mode, said in one line" {
 	codex_like node
-	run_envshim -- codex env
+	run envshim_nobody -- codex env
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^envshim: ' <<<"$output")" -eq 1 ]
 	grep -qxF "envshim: codex hands itself over to $PREFIX/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex, a static program the shim cannot enter: running it in contain mode (envshim --contain)" <<<"$output"
 	# The static binary is the agent: it kept its key.
 	grep -qx "OPENAI_API_KEY=$KEY" <<<"$output"
 	# What it starts by raw execve is filtered (/etc/ld.so.preload) ...
-	run_envshim -- codex run /usr/bin/env
+	run envshim_nobody -- codex run /usr/bin/env
 	[ "$status" -eq 0 ]
 	lacks -F "$KEY"
 	lacks '^GITHUB_TOKEN='
 	grep -qx "LD_PRELOAD=$SHIM" <<<"$output"
 	# ... and its shell runs in the sandbox.
-	run_envshim -- codex run /bin/sh -c 'echo "tool=$OPENAI_API_KEY"; readlink /proc/self/ns/user'
+	run envshim_nobody -- codex run /bin/sh -c 'echo "tool=$OPENAI_API_KEY"; readlink /proc/self/ns/user'
 	[ "$status" -eq 0 ]
 	grep -qx 'tool=' <<<"$output"
 	[ "${lines[-1]}" != "$(readlink /proc/self/ns/user)" ]
@@ -204,11 +204,11 @@ PY
 
 @test "envshim -- codex: a launcher that execs its static binary in place works the same" {
 	codex_like exec
-	run_envshim -- codex env
+	run envshim_nobody -- codex env
 	[ "$status" -eq 0 ]
 	grep -q '^envshim: codex hands itself over to .*/bin/codex, a static program' <<<"$output"
 	grep -qx "OPENAI_API_KEY=$KEY" <<<"$output"
-	run_envshim -- codex run /usr/bin/env
+	run envshim_nobody -- codex run /usr/bin/env
 	[ "$status" -eq 0 ]
 	lacks -F "$KEY"
 	grep -qx "LD_PRELOAD=$SHIM" <<<"$output"
@@ -225,7 +225,7 @@ const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 spawnSync(path.join(__dirname, 'vendor', 'rg'), ['env'], { stdio: 'inherit' });
 JS
-	run_envshim -- qwen
+	run envshim_nobody -- qwen
 	[ "$status" -eq 0 ]
 	lacks '^envshim: '
 	lacks -F "$KEY"
@@ -241,7 +241,7 @@ PY
 	qwen_like "$PREFIX"
 	printf 'sandbox all\n' >"$BATS_TEST_TMPDIR/p"
 	chmod 644 "$BATS_TEST_TMPDIR/p"
-	run_envshim --policy "$BATS_TEST_TMPDIR/p" -- qwen
+	run envshim_nobody --policy "$BATS_TEST_TMPDIR/p" -- qwen
 	[ "$status" -eq 0 ]
 	grep -qx "agent=$KEY" <<<"$output"
 	grep -qx "probe-agent=$KEY" <<<"$output"
