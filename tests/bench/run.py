@@ -642,6 +642,12 @@ def bench_sandbox(home):
 
 # ---- 4b. contain mode ------------------------------------------------------
 
+def vs_run_mode(s, name):
+    """The ratio column of a row measured against plain `envshim --`."""
+    return fmt_ratio(paired(s, name, "envshim --")) + " envshim --" + \
+        spread(s, name, "envshim --")
+
+
 def bench_contain(home, shim_err):
     """What --contain adds over the plain run mode: once per agent (the
     user and mount namespace, the overlay on /etc), and per tool (each
@@ -689,9 +695,7 @@ def bench_contain(home, shim_err):
                 ctx = ("%.2f ms" if n is None else "%.0f us/launch") % \
                     (med / (1e6 if n is None else 1e3))
                 rows.append((full, name, ctx + extra,
-                             fmt_ratio(paired(s, name, "envshim --")) +
-                             " envshim --" + spread(s, name, "envshim --"),
-                             "", ""))
+                             vs_run_mode(s, name), "", ""))
     finally:
         shutil.rmtree(ws, ignore_errors=True)
         shutil.rmtree(hd, ignore_errors=True)
@@ -731,11 +735,9 @@ def bench_sandbox_all(home, shim_err):
             if name in broken:
                 missing(bench, name, broken[name])
                 continue
-            med = statistics.median(s[name])
-            rows.append((bench, name, "%.0f us/launch" % (med / 1e3),
-                         fmt_ratio(paired(s, name, "envshim --")) +
-                         " envshim --" + spread(s, name, "envshim --"),
-                         "", ""))
+            rows.append((bench, name, "%.0f us/launch" %
+                         (statistics.median(s[name]) / 1e3),
+                         vs_run_mode(s, name), "", ""))
     finally:
         shutil.rmtree(ws, ignore_errors=True)
         shutil.rmtree(hd, ignore_errors=True)
