@@ -66,7 +66,7 @@ static const char usage_text[] =
 
 static const char *const inherited[] = {
 	"ENVSHIM_LAUNCH", "ENVSHIM_CONFIG", "ENVSHIM_AGENT",
-	"ENVSHIM_WORKSPACE", "ENVSHIM_SANDBOX_NS"
+	"ENVSHIM_AGENT_TREE", "ENVSHIM_WORKSPACE", "ENVSHIM_SANDBOX_NS"
 };
 
 /* The shim next to this binary (the build tree), else the installed one. */
