@@ -369,6 +369,10 @@ static_under(const char *dir, int depth, const char *name, char *prog,
 	return found;
 }
 
+/*
+ * Decided before anything starts: once the launcher has handed itself
+ * to a static binary outside contain mode, nothing can follow it.
+ */
 int
 es_contain_needed(char **cmd, const char *exe, char *prog, size_t len)
 {

@@ -134,6 +134,10 @@ static const char *const interpreters[] = {
 	"node", "nodejs", "python", "perl", "ruby", "deno", "php",
 };
 
+/*
+ * What an interpreter runs is its first non-option argument: the file
+ * that decides whether `node X` is the agent.
+ */
 const char *
 es_agent_script_arg(const char *exe, char *const *argv)
 {
@@ -171,6 +175,7 @@ es_agent_script(const char *exe, char *const *argv)
 	return 0;
 }
 
+/* A prefix test on real paths: what the agent's install holds is the agent's. */
 int
 es_in_install(const struct es_shim *s, const char *real)
 {

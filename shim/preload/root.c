@@ -31,6 +31,7 @@ overlaps(const char *a, const char *b)
 	return la == lb || (la < lb ? b[la] == '/' || la == 1 : a[lb] == '/' || lb == 1);
 }
 
+/* The component of path that ends at end: where it starts, its length. */
 static const char *
 last(const char *path, size_t end, size_t *len)
 {
@@ -131,6 +132,10 @@ add_optional(char roots[][ES_PATH_MAX], int k, const char *pkg, const char *ws)
 	return k;
 }
 
+/*
+ * The launch root's one look at the agent's install: the nearest
+ * package.json above its file, then that package's platform packages.
+ */
 int
 es_agent_install(const char *file, const char *ws, char roots[][ES_PATH_MAX])
 {
@@ -263,6 +268,7 @@ settle_log(struct es_shim *s)
 	return add_layer(s, "launch log", line);
 }
 
+/* A child's view of ENVSHIM_AGENT_TREE: pointers into the state's own copy. */
 int
 es_tree_parse(struct es_shim *s, const char *value)
 {
