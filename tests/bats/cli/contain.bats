@@ -222,3 +222,21 @@ teardown() {
 	output=$(grep -v '^agent sees' <<<"$output")
 	no_secrets
 }
+
+@test "sandbox all under --contain: a program the static agent runs by raw execve is confined too" {
+	cp "$BUILD/envshim-sandbox" "$BIN/"
+	mkdir -p "$BATS_TEST_TMPDIR/ws"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$BATS_TEST_TMPDIR/ws"
+	cd "$BATS_TEST_TMPDIR/ws"
+	policy 'sandbox required'
+	run contain -- "$AGENT" run /usr/bin/readlink /proc/self/ns/user
+	[ "$status" -eq 0 ]
+	local outside=$output
+	policy 'sandbox all'
+	run contain -- "$AGENT" run /usr/bin/readlink /proc/self/ns/user
+	[ "$status" -eq 0 ]
+	[[ "$output" == "user:["* ]]
+	[ "$output" != "$outside" ]
+	grep '"hook":"contain"' "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl" |
+		grep '"path":"/usr/bin/readlink"' | grep -q '"action":"sandbox"'
+}
