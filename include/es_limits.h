@@ -27,6 +27,14 @@
 #define ES_STACK_ENV		512	/* envp entries handled on the stack; more: mmap */
 #define ES_PATH_ENTRIES_MAX	1024	/* PATH entries kept; more: PATH drops */
 #define ES_MAX_ARGS		1024	/* execl-family arguments (8 KiB of stack) */
+#define ES_SNIFF_TABLE_MAX	65536	/* bytes of ELF program headers (the kernel's */
+					/* bound) or of a dynamic section read */
+#define ES_SNIFF_ROUNDS		160	/* es_sniff_more calls for one file */
+#define ES_PKG_DEPTH		32	/* JSON nesting a package.json may have */
+#define ES_PKG_JSON_MAX		(1L << 20) /* bytes of a package.json read */
+#define ES_TREE_MAX		4	/* directories of the agent's install */
+#define ES_TREE_UP		8	/* levels from the agent's file to its package.json */
+#define ES_CONTAIN_ROOT_ID	65533	/* root's uid and gid inside contain mode */
 #define ES_CONTAIN_SUBMOUNTS	64	/* mounts under /etc that --contain keeps */
 
 #endif

@@ -55,7 +55,9 @@ enum es_rule_kind {
 };
 
 enum es_mode { ES_MODE_ENFORCE = 0, ES_MODE_AUDIT };
-enum es_sandbox_mode { ES_SANDBOX_REQUIRED = 0, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF };
+/* ALL: as REQUIRED, and every program the agent starts, not only shells. */
+enum es_sandbox_mode { ES_SANDBOX_REQUIRED = 0, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF,
+	ES_SANDBOX_ALL };
 enum es_unfollow { ES_UNFOLLOW_SANDBOX = 0, ES_UNFOLLOW_REFUSE, ES_UNFOLLOW_ALLOW };
 enum es_log_kind { ES_LOG_DEFAULT = 0, ES_LOG_PATH, ES_LOG_STDERR, ES_LOG_SYSLOG, ES_LOG_OFF };
 

@@ -73,8 +73,14 @@ void		 es_cmd_putjson(FILE *, const char *s, size_t n);
  */
 int		 es_contain_run(char **cmd, const char *exe, const char *shim,
 		    const char *policy, int audit);
-/* Can contain mode's namespace be made here?  0, or -1 with why. */
-int		 es_contain_probe(const char *shim, char *why, size_t len);
+/*
+ * Does the agent cmd (exe: where execvp finds it) hand itself over to a
+ * static program of its install - a platform package its package.json
+ * lists (Codex's musl binary)?  Then the shim cannot follow it there and
+ * only contain mode works: 1, with the first such program in prog.
+ */
+int		 es_contain_needed(char **cmd, const char *exe, char *prog,
+		    size_t len);
 
 int		 es_cmd_check(int, char **);
 int		 es_cmd_policy(int, char **);

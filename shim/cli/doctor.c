@@ -86,6 +86,79 @@ try_userns(void)
 }
 
 /*
+ * Runs argv (argv[0] is the file) in a scratch workspace holding a
+ * policy of "sandbox required" and "log off" (its path replaces the
+ * argument "POLICY"), with stdin from /dev/null, stderr and (out_too)
+ * stdout into out, and token set as GITHUB_TOKEN when not NULL.  The
+ * probes of doctor run the real programs this way.  Returns the wait
+ * status, or -1 with why.
+ */
+static int
+probe_run(char **argv, int out_too, const char *token, char *out,
+    size_t len)
+{
+	static const char pol_text[] = "sandbox required\nlog off\n";
+	char	 dir[] = "/tmp/envshim-doctor.XXXXXX", pol[sizeof(dir) + 8];
+	size_t	 n = 0, i;
+	ssize_t	 r;
+	pid_t	 pid = -1;
+	int	 p[2] = { -1, -1 }, fd, st = -1;
+
+	out[0] = '\0';
+	if (mkdtemp(dir) == NULL) {
+		snprintf(out, len, "cannot make a scratch workspace: %s",
+		    strerror(errno));
+		return -1;
+	}
+	snprintf(pol, sizeof(pol), "%s/policy", dir);
+	for (i = 0; argv[i] != NULL; i++)
+		if (strcmp(argv[i], "POLICY") == 0)
+			argv[i] = pol;
+	fd = open(pol, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd == -1 || write(fd, pol_text, sizeof(pol_text) - 1) !=
+	    (ssize_t)sizeof(pol_text) - 1 || chmod(dir, 0755) == -1 ||
+	    pipe2(p, O_CLOEXEC) == -1) {
+		snprintf(out, len, "cannot prepare the probe: %s",
+		    strerror(errno));
+		goto done;
+	}
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd == -1 || dup2(fd, 0) == -1 ||
+		    dup2(out_too ? p[1] : fd, 1) == -1 || dup2(p[1], 2) == -1 ||
+		    chdir(dir) == -1 || setenv("ENVSHIM_WORKSPACE", dir, 1) == -1 ||
+		    (token != NULL && setenv("GITHUB_TOKEN", token, 1) == -1))
+			_exit(125);
+		unsetenv("ENVSHIM_CONFIG");
+		unsetenv("ENVSHIM_SANDBOX_NS");
+		unsetenv("LD_PRELOAD");
+		execv(argv[0], argv);
+		dprintf(2, "cannot execute it: %s\n", strerror(errno));
+		_exit(126);
+	}
+	close(p[1]);
+	p[1] = -1;
+	while (pid > 0 && n + 1 < len &&
+	    (r = read(p[0], out + n, len - 1 - n)) > 0)
+		n += r;
+	out[n] = '\0';
+	if (pid == -1 || waitpid(pid, &st, 0) == -1) {
+		snprintf(out, len, "cannot run it: %s", strerror(errno));
+		st = -1;
+	}
+done:
+	for (i = 0; i < 2; i++)
+		if (p[i] != -1)
+			close(p[i]);
+	if (fd != -1)
+		close(fd);
+	unlink(pol);
+	rmdir(dir);
+	return st;
+}
+
+/*
  * Runs the helper itself on /bin/true in a scratch workspace, with the
  * built-in policy, "sandbox required" and "log off": the helper, not this
  * command, is what an AppArmor profile or a container lets make
@@ -95,56 +168,11 @@ try_userns(void)
 static int
 try_helper(const char *helper, char *why, size_t len)
 {
-	static const char pol_text[] = "sandbox required\nlog off\n";
-	char	 dir[] = "/tmp/envshim-doctor.XXXXXX", pol[sizeof(dir) + 8];
+	char	*argv[] = { (char *)helper, (char *)"--policy", (char *)"POLICY",
+		    (char *)"--", (char *)"/bin/true", NULL };
 	char	*nl;
-	size_t	 n = 0;
-	ssize_t	 r;
-	pid_t	 pid;
-	int	 p[2], fd, st = -1;
+	int	 st = probe_run(argv, 0, NULL, why, len);
 
-	why[0] = '\0';
-	if (mkdtemp(dir) == NULL) {
-		snprintf(why, len, "cannot make a scratch workspace: %s",
-		    strerror(errno));
-		return -1;
-	}
-	snprintf(pol, sizeof(pol), "%s/policy", dir);
-	fd = open(pol, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd == -1 || write(fd, pol_text, sizeof(pol_text) - 1) !=
-	    (ssize_t)sizeof(pol_text) - 1 || pipe2(p, O_CLOEXEC) == -1) {
-		snprintf(why, len, "cannot prepare the probe: %s",
-		    strerror(errno));
-		goto out;
-	}
-	fflush(stdout);
-	if ((pid = fork()) == 0) {
-		fd = open("/dev/null", O_RDWR);
-		if (fd == -1 || dup2(fd, 0) == -1 || dup2(fd, 1) == -1 ||
-		    dup2(p[1], 2) == -1 || chdir(dir) == -1 ||
-		    setenv("ENVSHIM_WORKSPACE", dir, 1) == -1)
-			_exit(125);
-		unsetenv("ENVSHIM_CONFIG");
-		unsetenv("ENVSHIM_SANDBOX_NS");
-		unsetenv("LD_PRELOAD");
-		execl(helper, "envshim-sandbox", "--policy", pol, "--",
-		    "/bin/true", (char *)NULL);
-		dprintf(2, "cannot execute it: %s\n", strerror(errno));
-		_exit(126);
-	}
-	close(p[1]);
-	while (pid > 0 && n + 1 < len &&
-	    (r = read(p[0], why + n, len - 1 - n)) > 0)
-		n += r;
-	why[n] = '\0';
-	close(p[0]);
-	if (pid == -1 || waitpid(pid, &st, 0) == -1)
-		snprintf(why, len, "cannot run it: %s", strerror(errno));
-out:
-	if (fd != -1)
-		close(fd);
-	unlink(pol);
-	rmdir(dir);
 	if (st == 0)
 		return 0;
 	/* One line, without the helper's "envshim: refused /bin/true: ". */
@@ -152,7 +180,7 @@ out:
 		*nl = '\0';
 	if (strncmp(why, "envshim: refused /bin/true: ", 28) == 0)
 		memmove(why, why + 28, strlen(why + 28) + 1);
-	if (why[0] == '\0')
+	if (why[0] == '\0' && st != -1)
 		snprintf(why, len, "it failed (%s %d)", WIFSIGNALED(st) ?
 		    "signal" : "status", WIFSIGNALED(st) ? WTERMSIG(st) :
 		    WEXITSTATUS(st));
@@ -294,26 +322,65 @@ check_files(struct doc *d)
 }
 
 /*
- * envshim --contain really made here (in a child): optional, so a
- * failure is reported with its fix but does not fail the doctor.
+ * Contain mode as a user gets it: this very command runs `envshim
+ * --contain -- /bin/sh -c ...` in a scratch workspace, with a token in
+ * the environment, "sandbox required" and "log off" on top of the
+ * user's layers.  The shell must come up through /etc/ld.so.preload,
+ * filtered (no token) and in a sandbox of its own (another user
+ * namespace).  0, or -1 with why: envshim's own line when it refused.
+ */
+static int
+try_contain(char *why, size_t len)
+{
+	char	 out[1024], self[PATH_MAX], want[128], *nl;
+	char	*argv[] = { self, (char *)"--contain", (char *)"--policy",
+		    (char *)"POLICY", (char *)"--", (char *)"/bin/sh", (char *)"-c",
+		    (char *)"echo \"probe ${GITHUB_TOKEN:-none} "
+		    "$(readlink /proc/self/ns/user)\"", NULL };
+	ssize_t	 r;
+	int	 st;
+
+	r = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[r > 0 ? r : 0] = '\0';
+	r = readlink("/proc/self/ns/user", want, sizeof(want) - 1);
+	want[r > 0 ? r : 0] = '\0';
+	st = probe_run(argv, 1, "ghp_envshimdoctorprobe0123456789abcdefgh",
+	    out, sizeof(out));
+	if ((nl = strchr(out, '\n')) != NULL)
+		*nl = '\0';
+	if (st == 0 && strncmp(out, "probe none user:", 16) == 0 &&
+	    strcmp(out + 11, want) != 0)
+		return 0;
+	if (strncmp(out, "probe ", 6) == 0)
+		snprintf(why, len, "a shell it started %s", strncmp(out,
+		    "probe none ", 11) != 0 ? "kept a token it must lose" :
+		    "ran outside a sandbox");
+	else if (strncmp(out, "envshim: --contain: ", 20) == 0)
+		snprintf(why, len, "%s", out + 20);
+	else
+		snprintf(why, len, "%s", out[0] != '\0' ? out :
+		    "it failed without saying why");
+	return -1;
+}
+
+/*
+ * envshim --contain really run here: optional, so a failure is
+ * reported with its fix but does not fail the doctor.
  */
 static void
 check_contain(struct doc *d)
 {
-	char	shim[PATH_MAX + 64], why[ES_PATH_MAX + 256];
+	char	why[ES_PATH_MAX + 256];
 
-	if (find_file("libenvshim.so", ES_LIBDIR, shim, sizeof(shim)) == -1)
-		return;
-	if (es_contain_probe(shim, why, sizeof(why)) == 0) {
-		result(d, 1, "contain mode", "an overlay on /etc in a user "
-		    "namespace works (envshim --contain)", NULL);
+	if (try_contain(why, sizeof(why)) == 0) {
+		result(d, 1, "contain mode", "envshim --contain ran a shell, "
+		    "filtered and sandboxed", NULL);
 		return;
 	}
-	printf("%s--  %s contain mode: unavailable: %s\n     fix: %s; only "
-	    "agents the shim cannot enter need it\n",
-	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why,
-	    getuid() == 0 ? "run agents as an ordinary user" : "needs "
-	    "unprivileged user namespaces and overlayfs (Linux 5.11 or later)");
+	printf("%s--  %s contain mode: unavailable: %s\n     fix: needs "
+	    "unprivileged user namespaces and overlayfs (Linux 5.11 or "
+	    "later); only agents the shim cannot enter need it\n",
+	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why);
 }
 
 static void

@@ -26,6 +26,7 @@
 
 #include "es_exec.h"
 #include "es_load.h"
+#include "es_root.h"
 #include "cmd.h"
 
 #ifndef ES_VERSION
@@ -68,7 +69,8 @@ static const char usage_text[] =
 
 static const char *const inherited[] = {
 	"ENVSHIM_LAUNCH", "ENVSHIM_CONFIG", "ENVSHIM_AGENT",
-	"ENVSHIM_WORKSPACE", "ENVSHIM_SANDBOX_NS", "ENVSHIM_PROGRAM"
+	"ENVSHIM_AGENT_TREE", "ENVSHIM_WORKSPACE", "ENVSHIM_SANDBOX_NS",
+	"ENVSHIM_PROGRAM"
 };
 
 /* The shim next to this binary (the build tree), else the installed one. */
@@ -159,7 +161,6 @@ unenterable(const char *file, int depth)
 	struct stat	 st;
 	char		 judge[PATH_MAX];
 	const char	*j;
-	ssize_t		 n;
 	int		 fd;
 
 	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) == -1)
@@ -181,9 +182,8 @@ unenterable(const char *file, int depth)
 		return "has file capabilities: the loader ignores LD_PRELOAD "
 		    "for it";
 	}
-	n = read(fd, head, sizeof(head));
+	es_sniff_fd(fd, head, &sn);
 	close(fd);
-	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
 	if (sn.kind == ES_K_ELF_STATIC)
 		return "is statically linked: there is no loader to preload "
 		    "the shim into";
@@ -315,7 +315,7 @@ run(int argc, char **argv)
 	};
 	const char		*file = NULL, *why, *mode;
 	char			 shim[PATH_MAX], pol[PATH_MAX], exe[PATH_MAX];
-	char			 ws[PATH_MAX];
+	char			 ws[PATH_MAX], prog[PATH_MAX];
 	struct es_cmd_hop	 hop;
 	struct es_policy	*p;
 	char			 log[ES_PATH_MAX];
@@ -359,6 +359,12 @@ run(int argc, char **argv)
 		    "unprivileged build of it instead, or run it with "
 		    "envshim --contain.\n", exe, why);
 		return ES_EXIT_FAIL;
+	} else if (!contain && es_contain_needed(argv + optind, exe, prog,
+	    sizeof(prog))) {
+		fprintf(stderr, "envshim: %s hands itself over to %s, a static "
+		    "program the shim cannot enter: running it in contain mode "
+		    "(envshim --contain)\n", argv[optind], prog);
+		contain = 1;
 	}
 	file = es_cmd_policy_file(file);
 	if ((p = es_cmd_load(file)) == NULL)

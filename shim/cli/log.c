@@ -25,6 +25,7 @@
 struct rec {
 	char	 time[40], hook[32], action[16], would[16], mode[16];
 	char	 path[FIELD_MAX], argv[FIELD_MAX], reason[FIELD_MAX];
+	char	 handover[FIELD_MAX];	/* the agent handed itself to this file */
 	char	*dropped;		/* "NAME (reason), ..." or NULL */
 	char	*rewritten;
 	char	*reasons;		/* "reason,reason" of dropped */
@@ -390,6 +391,8 @@ rec_member(struct parser *ps, const char *key, void *arg)
 		return jbool(ps, &r->inside);
 	if (strcmp(key, "agent") == 0)
 		return jbool(ps, &r->agent);
+	if (strcmp(key, "handover") == 0)
+		return jstring(ps, r->handover, sizeof(r->handover));
 	if (strcmp(key, "argv") == 0) {
 		if (jarray(ps, argv_elem, &a) == -1)
 			return -1;
@@ -581,6 +584,12 @@ show(struct rec *rs, size_t i, int depth, int last, char *rails)
 		rails[depth] = depth > 0 && !last;
 	if (r->path[0] && !same_program(r->path, r->argv))
 		detail(rails, depth, "path", r->path);
+	if (r->agent && r->handover[0]) {
+		rails_out(rails, depth);
+		fputs("   agent: handed to ", stdout);
+		put(r->handover);
+		putchar('\n');
+	}
 	if (r->dropped != NULL)
 		detail(rails, depth, audited(r) ? "would drop" : "dropped",
 		    r->dropped);

@@ -341,6 +341,8 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 	if (a->inside && a->sandbox > 0)
 		member(&w, "sandbox", decimal(n3, a->sandbox), 0);
 	member(&w, "agent", a->agent ? "true" : "false", 0);
+	if (a->agent && a->handover != NULL)
+		member(&w, "handover", a->handover, 1);
 	member(&w, "mode", a->audit_mode ? "audit" : "enforce", 1);
 	member(&w, "path", a->path, 1);
 	if (!w.cut && open_array(&w, "dropped") == 0)

@@ -64,12 +64,14 @@ static const struct kw kws[] = {
 	{ "program",		KW_PROGRAM,	0 }
 };
 
+#define SCALAR_WORDS	4	/* values a scalar keyword may take */
+
 /* A scalar keyword: its words, their values, and where they are stored. */
 struct scalar {
 	const char	*kw;
 	const char	*help;		/* "takes ..." */
-	const char	*words[3];
-	unsigned char	 vals[3];
+	const char	*words[SCALAR_WORDS];
+	unsigned char	 vals[SCALAR_WORDS];
 	size_t		 val, layer, line;	/* offsetof into struct es_policy */
 };
 
@@ -79,9 +81,10 @@ static const struct scalar scalars[] = {
 	    offsetof(struct es_policy, mode),
 	    offsetof(struct es_policy, mode_layer),
 	    offsetof(struct es_policy, mode_line) },
-	{ "sandbox", "required, optional or off",
-	    { "required", "optional", "off" },
-	    { ES_SANDBOX_REQUIRED, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF },
+	{ "sandbox", "required, optional, off or all",
+	    { "required", "optional", "off", "all" },
+	    { ES_SANDBOX_REQUIRED, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF,
+	    ES_SANDBOX_ALL },
 	    offsetof(struct es_policy, sandbox),
 	    offsetof(struct es_policy, sandbox_layer),
 	    offsetof(struct es_policy, sandbox_line) },
@@ -343,7 +346,7 @@ do_enum(struct line *l, const struct kw *k)
 	const struct scalar	*sc = &scalars[k->sub];
 	size_t			 i;
 
-	for (i = 0; i < 3 && sc->words[i] != NULL; i++) {
+	for (i = 0; i < SCALAR_WORDS && sc->words[i] != NULL; i++) {
 		if (strcmp(l->arg, sc->words[i]) == 0) {
 			((unsigned char *)l->p)[sc->val] = sc->vals[i];
 			((unsigned char *)l->p)[sc->layer] = l->layer;
@@ -888,7 +891,7 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 		memcpy(&line, (const char *)p + sc->line, sizeof(line));
 		if (layer == 0 && !(flags & (ES_FMT_BUILTIN | ES_FMT_SETTINGS)))
 			continue;
-		for (j = 0; j < 3 && sc->words[j] != NULL; j++)
+		for (j = 0; j < SCALAR_WORDS && sc->words[j] != NULL; j++)
 			if (sc->vals[j] == v)
 				putline(&o, p, flags, sc->kw, sc->words[j],
 				    layer, line);

@@ -107,8 +107,10 @@ exec_one(const struct req *r, const char *path, int search)
 	    getpid() == st.self_pid) {
 		t.agent = 1;
 		t.shell = 0;
-		pl.agent_var = es_agent_var(agentvar, t.dev, t.ino, t.script);
-	}
+		pl.agent_var = es_agent_var(agentvar, t.dev, t.ino, t.script, 1);
+		pl.handover = path;
+	} else if (t.agent && t.handed)
+		pl.handover = t.handed_to;
 	pl.agent = t.agent;
 	pl.program = es_program_for(&st, &t, target, r->argv);
 	pl.action = es_decide(&st, &t, &why);
@@ -459,6 +461,8 @@ spawn_common(const char *hook, pid_t *pidp, int *pidfd, const char *file,
 	es_plan_init(&pl, hook, path, path, envp != NULL ? envp : empty_env);
 	pl.agent = t.agent;
 	pl.program = es_program_for(&st, &t, path, argv);
+	if (t.agent && t.handed)
+		pl.handover = t.handed_to;
 	/*
 	 * A missing file is the child's error to report (posix_spawn returns
 	 * it); planning still filters, so nothing unfiltered ever runs.

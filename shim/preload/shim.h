@@ -19,12 +19,15 @@ struct es_target {
 	int		 err;		/* else: why not (errno) */
 	int		 shell;
 	int		 unfollow;	/* static, setuid/setgid, caps, foreign */
-	int		 agent;		/* the agent's own executable */
+	int		 agent;		/* the agent launches the agent: keeps its secrets */
+	int		 agent_file;	/* the file is the agent's, whoever launches it */
+	int		 handed;	/* ... another file than the root's: handed_to */
 	int		 other;		/* neither ELF nor "#!": ENOEXEC */
 	const char	*unfollow_why;
 	dev_t		 dev;		/* the file, as the agent's identity */
 	ino_t		 ino;
 	unsigned long long script;	/* es_agent_script */
+	char		 handed_to[ES_PATH_MAX];	/* the install's file: real path */
 };
 
 /* One launch: the filtered environment and argv, in one arena. */
@@ -43,6 +46,7 @@ struct es_plan {
 	const char		*agent_var;	/* replaces ENVSHIM_AGENT, or NULL */
 	int			 program;	/* 1 + the program rule this launch */
 						/* matched (es_program_for), or 0 */
+	const char		*handover;	/* the agent handed to this file, or NULL */
 	const char		*why;
 	void			*map;
 	size_t			 maplen;

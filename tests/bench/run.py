@@ -51,12 +51,14 @@ if QUICK:
     AGENT_N, AGENT_ROUNDS = 100, 5
     SBX_N, SBX_ROUNDS = 10, 7
     CONTAIN_N, CONTAIN_ROUNDS = 10, 5
+    ALL_N, ALL_ROUNDS = 10, 5
     RSS_ROUNDS = 5
 else:
     SPAWN_N, SPAWN_ROUNDS = 300, 31
     AGENT_N, AGENT_ROUNDS = 500, 15
     SBX_N, SBX_ROUNDS = 30, 21
     CONTAIN_N, CONTAIN_ROUNDS = 30, 15
+    ALL_N, ALL_ROUNDS = 50, 11
     RSS_ROUNDS = 11
 
 rows = []		# (benchmark, subject, context, ratio, goal, result)
@@ -640,6 +642,12 @@ def bench_sandbox(home):
 
 # ---- 4b. contain mode ------------------------------------------------------
 
+def vs_run_mode(s, name):
+    """The ratio column of a row measured against plain `envshim --`."""
+    return fmt_ratio(paired(s, name, "envshim --")) + " envshim --" + \
+        spread(s, name, "envshim --")
+
+
 def bench_contain(home, shim_err):
     """What --contain adds over the plain run mode: once per agent (the
     user and mount namespace, the overlay on /etc), and per tool (each
@@ -687,9 +695,49 @@ def bench_contain(home, shim_err):
                 ctx = ("%.2f ms" if n is None else "%.0f us/launch") % \
                     (med / (1e6 if n is None else 1e3))
                 rows.append((full, name, ctx + extra,
-                             fmt_ratio(paired(s, name, "envshim --")) +
-                             " envshim --" + spread(s, name, "envshim --"),
-                             "", ""))
+                             vs_run_mode(s, name), "", ""))
+    finally:
+        shutil.rmtree(ws, ignore_errors=True)
+        shutil.rmtree(hd, ignore_errors=True)
+
+
+# ---- 4c. sandbox all -------------------------------------------------------
+
+def bench_sandbox_all(home, shim_err):
+    """What `sandbox all` costs an agent whose shell tool runs programs
+    directly (crush): each program it starts goes to the sandbox.  As uid
+    65534 from a workspace, a Python agent running `true` ALL_N times,
+    with the built-in policy and with `sandbox all` on top."""
+    bench = "sandbox all: agent running %d tools" % ALL_N
+    log("== " + bench + ", %d rounds" % ALL_ROUNDS)
+    if shim_err is not None or not os.access(ENVSHIM, os.X_OK):
+        missing(bench, "envshim -- (sandbox all)",
+                shim_err or "build/envshim not built")
+        return
+    ws, hd = nobody_dirs()
+    try:
+        pol = os.path.join(ws, "all.policy")
+        with open(pol, "w") as f:
+            f.write("sandbox all\n")
+        os.chmod(pol, 0o644)
+        env = clean_env(hd)
+        cfgs = []
+        for name, extra in (("envshim --", []),
+                            ("envshim -- (sandbox all)", ["--policy", pol])):
+            cmd = nobody_prefix() + [ENVSHIM] + extra + \
+                ["--", PYTHON, "-c", PY_SRC, str(ALL_N)]
+            cfgs.append((name, cmd, env, ws))
+            commands.append(("%s, %s" % (bench, name),
+                             show_cmd({}, ["SCRIPT" if c == PY_SRC else c
+                                           for c in cmd], cwd=ws)))
+        s, broken = alternate(cfgs, ALL_ROUNDS, "sandbox all")
+        for name, _, _, _ in cfgs:
+            if name in broken:
+                missing(bench, name, broken[name])
+                continue
+            rows.append((bench, name, "%.0f us/launch" %
+                         (statistics.median(s[name]) / 1e3),
+                         vs_run_mode(s, name), "", ""))
     finally:
         shutil.rmtree(ws, ignore_errors=True)
         shutil.rmtree(hd, ignore_errors=True)
@@ -891,6 +939,7 @@ def main():
         bench_ctor(home, shim_err, child_env, snoopy)
         bench_sandbox(home)
         bench_contain(home, shim_err)
+        bench_sandbox_all(home, shim_err)
         bench_memory(home, shim_err, snoopy)
         bench_alloc(home, shim_err, snoopy)
         logs = glob.glob(os.path.join(home, ".local/state/envshim/*"))

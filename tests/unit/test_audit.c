@@ -73,6 +73,27 @@ inherited_shim_entries_are_quiet(void **state)
 	    "{\"name\":\"ENVSHIM_POLICY\",\"reason\":\"locked\"}]"));
 }
 
+/* A hand-over names the file of the install; only an agent launch has one. */
+static void
+handover_is_recorded(void **state)
+{
+	char *argv[] = { "node", "--expose-gc", "/p/cli.js", NULL };
+	struct es_audit a = { .hook = "posix_spawn", .path = "/usr/bin/node",
+	    .argv = argv, .action = "run", .agent = 1, .handover = "/p/cli.js",
+	    .p = &pol };
+	char buf[1024];
+	long n;
+
+	(void)state;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, "\"agent\":true,\"handover\":\"/p/cli.js\",\"mode\""));
+	a.agent = 0;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	buf[n] = '\0';
+	assert_null(strstr(buf, "handover"));
+}
+
 static void
 secret_arguments_are_masked(void **state)
 {
@@ -301,6 +322,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(exact_record, setup),
 		cmocka_unit_test_setup(inherited_shim_entries_are_quiet, setup),
+		cmocka_unit_test_setup(handover_is_recorded, setup),
 		cmocka_unit_test_setup(secret_arguments_are_masked, setup),
 		cmocka_unit_test_setup(audit_mode_says_what_enforce_would_do, setup),
 		cmocka_unit_test_setup(cut_records_stay_valid, setup),
