@@ -100,6 +100,8 @@ struct es_policy {
 	struct es_item	 ro[ES_MAX_PATHS];
 	struct es_item	 hide[ES_MAX_PATHS];
 	struct es_item	 shells[ES_MAX_SHELLS];
+	size_t		 nreveal;		/* builtin hide entries re-shown */
+	struct es_item	 reveal[ES_MAX_PATHS];
 	size_t		 arena_used;
 	char		 arena[ES_POLICY_ARENA];
 	/* The builtin name index, built with the program (names_ix.c). */

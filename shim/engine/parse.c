@@ -19,6 +19,7 @@
 #include <string.h>
 #include <stddef.h>
 
+#include "es_hide.h"
 #include "es_policy.h"
 #include "names.h"
 
@@ -29,7 +30,8 @@ enum kw_kind {
 	KW_SET,
 	KW_SHELL,
 	KW_PATH,
-	KW_LOG
+	KW_LOG,
+	KW_REVEAL
 };
 
 enum path_list { PL_RW, PL_RO, PL_HIDE };
@@ -58,7 +60,8 @@ static const struct kw kws[] = {
 	{ "rw",			KW_PATH,	PL_RW },
 	{ "ro",			KW_PATH,	PL_RO },
 	{ "hide",		KW_PATH,	PL_HIDE },
-	{ "log",		KW_LOG,		0 }
+	{ "log",		KW_LOG,		0 },
+	{ "reveal",		KW_REVEAL,	0 }
 };
 
 /* A scalar keyword: its words, their values, and where they are stored. */
@@ -503,6 +506,35 @@ do_log(struct line *l)
 	return 0;
 }
 
+/*
+ * reveal PATH: one builtin hide entry, named exactly as `envshim policy
+ * --builtin` prints it, is shown to shells again.  Anything else is an
+ * error: a reveal that matched nothing would look like it worked.
+ */
+static int
+do_reveal(struct line *l)
+{
+	struct es_policy	*p = l->p;
+	size_t			 i;
+
+	if (l->arglen == 0)
+		return fail(l, "reveal needs a path from the builtin hide list");
+	if (es_hide_find(l->arg, l->arglen) == NULL)
+		return fail(l, "reveal: %.64s%s is not in the builtin hide "
+		    "list (envshim policy --builtin prints it)", l->arg,
+		    l->arglen > 64 ? "..." : "");
+	for (i = 0; i < p->nreveal; i++)
+		if (strcmp(p->reveal[i].s, l->arg) == 0)
+			return 0;
+	if (p->nreveal == ES_MAX_PATHS)
+		return fail(l, "too many reveal lines (at most %d)",
+		    ES_MAX_PATHS);
+	p->reveal[p->nreveal].layer = l->layer;
+	p->reveal[p->nreveal].line = l->lineno;
+	p->reveal[p->nreveal++].s = commit(l);
+	return 0;
+}
+
 static int
 statement(struct line *l)
 {
@@ -530,6 +562,8 @@ statement(struct line *l)
 		return do_shell(l);
 	case KW_PATH:
 		return do_path(l, k);
+	case KW_REVEAL:
+		return do_reveal(l);
 	default:
 		return do_log(l);
 	}
@@ -716,6 +750,7 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 	putitems(&o, p, flags, "rw", p->rw, p->nrw);
 	putitems(&o, p, flags, "ro", p->ro, p->nro);
 	putitems(&o, p, flags, "hide", p->hide, p->nhide);
+	putitems(&o, p, flags, "reveal", p->reveal, p->nreveal);
 	for (i = 0; i < p->nrules; i++) {
 		const struct es_rule	*r = &p->rules[i];
 
@@ -734,6 +769,12 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 		/* Too small: measure, so the -1 below is reported. */
 		if (n < 0)
 			n = es_names_format(NULL, 0);
+		if (n > 0)
+			o.pos += (size_t)n;
+		n = es_hide_format(o.pos < len ? buf + o.pos : NULL,
+		    o.pos < len ? len - o.pos : 0);
+		if (n < 0)
+			n = es_hide_format(NULL, 0);
 		if (n > 0)
 			o.pos += (size_t)n;
 	}

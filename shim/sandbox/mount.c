@@ -358,6 +358,53 @@ make_target(const char *path, int dir)
 	return close(fd);
 }
 
+/*
+ * The hidden paths, a step of its own after the view of the home is
+ * built: each becomes a bind of one empty file or one empty directory of
+ * a small read-only tmpfs, so a tool reads nothing where it expects a
+ * file (not EACCES, which yarn 1 dies of), writes get EROFS, and stat
+ * shows no size and no names of what was there.  The tmpfs sits on /tmp
+ * only while the binds are made; the binds hold it after the detach.
+ */
+static void
+hide_paths(const struct es_sbx_plan *pl)
+{
+	const struct es_sbx_mnt *m;
+	char fp[40];
+	int f, d;
+	size_t i;
+
+	for (i = 0; i < pl->nmnt; i++)
+		if (pl->mnt[i].kind == ES_MK_HIDE_DIR ||
+		    pl->mnt[i].kind == ES_MK_HIDE_FILE)
+			break;
+	if (i == pl->nmnt)
+		return;
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    "mode=0755,size=4k,nr_inodes=4") == -1 ||
+	    (f = openat(AT_FDCWD, "/tmp/f", O_CREAT | O_EXCL | O_WRONLY |
+	    O_CLOEXEC, 0600)) == -1 || close(f) == -1 ||
+	    mkdir("/tmp/d", 0700) == -1 || remount("/tmp", 1) == -1 ||
+	    (f = openat(AT_FDCWD, "/tmp/f", O_PATH | O_CLOEXEC)) == -1 ||
+	    (d = openat(AT_FDCWD, "/tmp/d", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		es_sbx_fail(pl, ES_S_HIDE, -1);
+	for (; i < pl->nmnt; i++) {
+		m = &pl->mnt[i];
+		if (m->kind != ES_MK_HIDE_DIR && m->kind != ES_MK_HIDE_FILE)
+			continue;
+		/* ENOENT: under the private /tmp or /dev, or a hidden dir */
+		if (mount(fdpath(fp, sizeof(fp), m->kind == ES_MK_HIDE_DIR ?
+		    d : f), m->path, NULL, MS_BIND, NULL) == -1 &&
+		    errno != ENOENT)
+			es_sbx_fail(pl, ES_S_HIDE, (int)i);
+	}
+	close(f);
+	close(d);
+	if (umount2("/tmp", MNT_DETACH) == -1)
+		es_sbx_fail(pl, ES_S_HIDE, -1);
+}
+
 /* Builds the view: read-only root, writable workspace, private temp, ... */
 void
 es_sbx_mounts(const struct es_sbx_plan *pl)
@@ -409,17 +456,7 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 			es_sbx_fail(pl, ES_S_WRITABLE, (int)i);
 	}
 	setup_dev(pl);
-	for (i = 0; i < pl->nmnt; i++) {
-		m = &pl->mnt[i];
-		/* ENOENT: under the private /tmp or /dev, hidden already */
-		if (m->kind == ES_MK_HIDE_DIR && mount("tmpfs", m->path,
-		    "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		    "mode=0700,size=4k,nr_inodes=1") == -1 && errno != ENOENT)
-			es_sbx_fail(pl, ES_S_HIDE, (int)i);
-		if (m->kind == ES_MK_HIDE_FILE && mount("/dev/null", m->path,
-		    NULL, MS_BIND, NULL) == -1 && errno != ENOENT)
-			es_sbx_fail(pl, ES_S_HIDE, (int)i);
-	}
+	hide_paths(pl);
 	for (i = 0; i < pl->nmnt; i++)
 		if (pl->mnt[i].kind == ES_MK_RO)
 			protect_ro(pl, (int)i);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "es_hide.h"
 #include "es_load.h"
 #include "sbx.h"
 
@@ -247,14 +248,94 @@ add_hide(struct es_sbx_plan *pl, char *path, int own)
 		free(path);
 }
 
-/* Credentials and daemon sockets no sandboxed shell should reach. */
-static const char *const default_hide[] = {
-	"~/.ssh", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube",
-	"~/.docker", "~/.gnupg", "~/.netrc", "~/.npmrc", "~/.pypirc",
-	"~/.git-credentials", "~/.config/gh",
-	"/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock",
-	"/var/run/podman/podman.sock"
+/* What the hide step is given: the plan, and what stays readable. */
+struct hide_ctx {
+	struct es_sbx_plan	*pl;
+	char			*keep[8];	/* the builtin KEEP entries, expanded */
+	size_t			 nkeep;
+	int			 builtin;	/* KEEP applies to builtin entries only */
 };
+
+/*
+ * One path to hide, found by expansion.  Never the workspace or what holds
+ * it: the one writable tree stays.  A directory gets an empty directory,
+ * anything else an empty file (mount.c).
+ */
+static void
+hide_found(void *arg, const char *path, const struct stat *st)
+{
+	struct hide_ctx *h = arg;
+	char *p;
+	size_t i;
+
+	if (h->builtin)
+		for (i = 0; i < h->nkeep; i++)
+			if (strcmp(h->keep[i], path) == 0)
+				return;
+	if (covers(path, h->pl->ws))
+		return;
+	p = xstrdup(path);
+	if (!add_mnt(h->pl, S_ISDIR(st->st_mode) ? ES_MK_HIDE_DIR :
+	    ES_MK_HIDE_FILE, p))
+		free(p);
+}
+
+/* Does the policy reveal builtin entry e? */
+static int
+revealed(const struct es_policy *p, const struct es_hide_entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < p->nreveal; i++)
+		if (strcmp(p->reveal[i].s, e->path) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The builtin hide list and the policy's hide lines, expanded against the
+ * home as it is now: each sandbox start looks again, so a credential file
+ * created, or renamed into place, after the agent started is hidden too.
+ */
+static void
+plan_hide(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
+{
+	struct es_hide_dirs dirs;
+	struct hide_ctx h;
+	size_t i;
+	char *e;
+
+	memset(&dirs, 0, sizeof(dirs));
+	memset(&h, 0, sizeof(h));
+	h.pl = pl;
+	for (i = 0; i < es_hide_n && h.nkeep < 8; i++)
+		if ((es_hide_list[i].flags & ES_HIDE_KEEP) && home != NULL)
+			h.keep[h.nkeep++] = expand(es_hide_list[i].path, home,
+			    pl->ws);
+	h.builtin = 1;
+	for (i = 0; i < es_hide_n; i++) {
+		if ((es_hide_list[i].flags & ES_HIDE_KEEP) ||
+		    revealed(p, &es_hide_list[i]))
+			continue;
+		if (es_hide_expand(&dirs, es_hide_list[i].path, home,
+		    hide_found, &h) == -1)
+			es_sbx_refuse("hide %s: %s", es_hide_list[i].path,
+			    strerror(errno));
+	}
+	h.builtin = 0;
+	for (i = 0; i < p->nhide; i++) {
+		if ((e = expand(p->hide[i].s, home, pl->ws)) == NULL)
+			continue;
+		if (es_hide_expand(&dirs, e, home, hide_found, &h) == -1)
+			es_sbx_refuse("hide %s: %s", p->hide[i].s,
+			    strerror(errno));
+		free(e);
+	}
+	for (i = 0; i < h.nkeep; i++)
+		free(h.keep[i]);
+	es_hide_dirs_free(&dirs);
+}
+
 /* What git runs later, outside: hooks, and config (core.hooksPath, ...). */
 static const char *const default_ro[] = { ".git/hooks", ".git/config" };
 
@@ -293,10 +374,7 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	if (log != NULL)
 		add_rw(pl, log);
 	keep_shim(pl);
-	for (i = 0; i < sizeof(default_hide) / sizeof(default_hide[0]); i++)
-		add_hide(pl, expand(default_hide[i], home, pl->ws), 1);
-	for (i = 0; i < p->nhide; i++)
-		add_hide(pl, expand(p->hide[i].s, home, pl->ws), 1);
+	plan_hide(pl, p, home);
 	if ((x = getenv("XDG_RUNTIME_DIR")) != NULL)
 		add_hide(pl, (char *)x, 0);
 	snprintf(buf, sizeof(buf), "/run/user/%lu", (unsigned long)pl->uid);

@@ -50,7 +50,7 @@ struct es_sbx_mnt {
 	const char	*path;		/* absolute; RO: in the workspace */
 };
 
-#define ES_SBX_NMNT	(3 * ES_MAX_PATHS + 32)
+#define ES_SBX_NMNT	(3 * ES_MAX_PATHS + ES_HIDE_MOUNTS + 32)
 
 /* Everything init and the command need, prepared by the outer. */
 struct es_sbx_plan {

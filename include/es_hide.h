@@ -1,0 +1,77 @@
+/*
+ * es_hide.h - the builtin hide list: credential stores no sandboxed shell
+ * should read, grouped, each group with its reason (shim/engine/hide.c).
+ *
+ * Pure data and pure matching: the sandbox's outer expands the entries
+ * against the real home at each start (shim/sandbox/expand.c), and
+ * `envshim doctor` and `envshim policy --builtin` show them.
+ */
+#ifndef ES_HIDE_H
+#define ES_HIDE_H
+
+#include <stddef.h>
+
+/*
+ * A path: "~/..." (the home), "/..." or "$NAME" / "$NAME/..." (a variable
+ * of the sandbox's environment naming a tool's moved home; unset or not
+ * absolute: nothing).  '*' in any component matches any run of characters,
+ * a leading '.' included.  A trailing '/' matches directories only.
+ */
+#define ES_HIDE_KEEP	0x1	/* not hidden: an exception to a pattern */
+
+struct es_hide_group {
+	const char	*name;		/* one word: "agents", "keys", ... */
+	const char	*why;		/* one line */
+};
+
+struct es_hide_entry {
+	const char	*path;
+	unsigned char	 group;		/* index into es_hide_groups */
+	unsigned char	 flags;		/* ES_HIDE_KEEP */
+};
+
+extern const struct es_hide_group es_hide_groups[];
+extern const size_t es_hide_ngroups;
+extern const struct es_hide_entry es_hide_list[];
+extern const size_t es_hide_n;
+
+/* The entry whose path is exactly s (n bytes), not a KEEP one; or NULL. */
+const struct es_hide_entry *es_hide_find(const char *s, size_t n);
+
+/* Does one path component name match pattern pat (pn bytes, '*' only)? */
+int	es_hide_glob(const char *pat, size_t pn, const char *name);
+
+/*
+ * The list as policy comments, grouped, for `envshim policy --builtin`.
+ * Returns the length (without the NUL), or -1 when buf is too small;
+ * buf NULL measures.
+ */
+long	es_hide_format(char *buf, size_t len);
+
+/* ---- shim/sandbox/expand.c: the entries on this machine (outer, doctor) ---- */
+
+struct stat;
+
+/* Directories read for a '*', read once per expansion pass. */
+#define ES_HIDE_DIRS	32
+struct es_hide_dirs {
+	size_t	 n;
+	struct {
+		char	*dir;
+		char	**names;
+		size_t	 nnames;
+	} d[ES_HIDE_DIRS];
+};
+
+/*
+ * Calls fn once for each existing path pat names (stat(2) follows
+ * symlinks, as mount(2) will).  Directories a '*' needs are listed once
+ * into dirs (zeroed first, es_hide_dirs_free after).  Returns 0, or -1
+ * with errno (ENAMETOOLONG, ENOMEM) when it could not expand.
+ */
+int	es_hide_expand(struct es_hide_dirs *dirs, const char *pat,
+	    const char *home, void (*fn)(void *, const char *,
+	    const struct stat *), void *ctx);
+void	es_hide_dirs_free(struct es_hide_dirs *);
+
+#endif
