@@ -50,28 +50,34 @@ long	es_hide_format(char *buf, size_t len);
 
 /* ---- shim/sandbox/expand.c: the entries on this machine (outer, doctor) ---- */
 
-struct stat;
+/* A directory the expansion read, kept for the rest of the pass. */
+struct es_hide_dir {
+	char		*dir;
+	char		*names;		/* NUL-separated, in readdir order */
+	unsigned int	*off;		/* name i at names + off[i] */
+	unsigned short	*len;		/* its length */
+	unsigned char	*type;		/* its d_type */
+	unsigned int	*slot;		/* hash table: index + 1, 0 = free */
+	size_t		 n, nslot;
+};
 
-/* Directories read for a '*', read once per expansion pass. */
-#define ES_HIDE_DIRS	32
+#define ES_HIDE_DIRS	64
 struct es_hide_dirs {
-	size_t	 n;
-	struct {
-		char	*dir;
-		char	**names;
-		size_t	 nnames;
-	} d[ES_HIDE_DIRS];
+	size_t			n;
+	struct es_hide_dir	d[ES_HIDE_DIRS];
 };
 
 /*
- * Calls fn once for each existing path pat names (stat(2) follows
- * symlinks, as mount(2) will).  Directories a '*' needs are listed once
- * into dirs (zeroed first, es_hide_dirs_free after).  Returns 0, or -1
- * with errno (ENAMETOOLONG, ENOMEM) when it could not expand.
+ * Calls fn once for each existing path pat names, with whether it is a
+ * directory (symbolic links followed, as mount(2) will).  Directories a
+ * the walk passes are listed once into dirs (zeroed first,
+ * es_hide_dirs_free after), and answer for their entries without a stat.
+ * Returns 0, or -1 with errno (ENAMETOOLONG, ENOMEM) when it could not
+ * expand.
  */
 int	es_hide_expand(struct es_hide_dirs *dirs, const char *pat,
-	    const char *home, void (*fn)(void *, const char *,
-	    const struct stat *), void *ctx);
+	    const char *home, void (*fn)(void *, const char *, int isdir),
+	    void *ctx);
 void	es_hide_dirs_free(struct es_hide_dirs *);
 
 #endif

@@ -5,156 +5,247 @@
  *
  * Runs in the sandbox's outer at each start (it may allocate), so a
  * credential file created or renamed into place after the agent started
- * is hidden from the next shell; and in `envshim doctor`.
+ * is hidden from the next shell; and in `envshim doctor`.  Every shell
+ * pays for it: a directory is read once however many entries name it,
+ * and an entry it lists (or does not) needs no stat.
  */
 #include <sys/stat.h>
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "es_hide.h"
 #include "es_limits.h"
+#include "es_policy.h"
 
 struct walk {
 	struct es_hide_dirs *dirs;
-	void	(*fn)(void *, const char *, const struct stat *);
+	void	(*fn)(void *, const char *, int);
 	void	*ctx;
 	int	 dironly;		/* the pattern ends in '/' */
 };
 
-static int
-cmpname(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/*
- * The names in dir, from the cache or read now and kept: the home is
- * listed once however many of its patterns there are.  NULL, n 0 when
- * dir cannot be read (nothing there to hide, or nothing we could see).
- */
-static char **
-listdir(struct es_hide_dirs *c, const char *dir, size_t *n)
-{
-	char **v = NULL, **nv;
-	struct dirent *de;
-	size_t i, cap = 0;
-	DIR *d;
-
-	for (i = 0; i < c->n; i++)
-		if (strcmp(c->d[i].dir, dir) == 0) {
-			*n = c->d[i].nnames;
-			return c->d[i].names;
-		}
-	*n = 0;
-	if ((d = opendir(dir)) == NULL)
-		return NULL;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 64;
-			if ((nv = realloc(v, cap * sizeof(*v))) == NULL)
-				goto nomem;
-			v = nv;
-		}
-		if ((v[*n] = strdup(de->d_name)) == NULL)
-			goto nomem;
-		(*n)++;
-	}
-	closedir(d);
-	/* sorted: the same home gives the same plan, in the same order */
-	if (*n > 1)
-		qsort(v, *n, sizeof(*v), cmpname);
-	if (c->n < ES_HIDE_DIRS) {
-		if ((c->d[c->n].dir = strdup(dir)) == NULL) {
-			d = NULL;
-			goto nomem;
-		}
-		c->d[c->n].names = v;
-		c->d[c->n].nnames = *n;
-		c->n++;
-	}
-	return v;
-nomem:
-	if (d != NULL)
-		closedir(d);
-	while (v != NULL && *n > 0)
-		free(v[--(*n)]);
-	free(v);
-	errno = ENOMEM;
-	*n = (size_t)-1;
-	return NULL;
-}
-
-/* Frees a listing that did not fit the cache. */
-static void
-unlist(struct es_hide_dirs *c, char **v, size_t n)
+/* The cached listing of dir, or NULL. */
+static const struct es_hide_dir *
+cached(const struct es_hide_dirs *c, const char *dir)
 {
 	size_t i;
 
 	for (i = 0; i < c->n; i++)
-		if (c->d[i].names == v)
-			return;
-	while (n > 0)
-		free(v[--n]);
-	free(v);
+		if (strcmp(c->d[i].dir, dir) == 0)
+			return &c->d[i];
+	return NULL;
 }
 
-/* buf[0..len) is the path so far; pat the components still to match. */
-static int
-walk(struct walk *w, char *buf, size_t len, const char *pat)
+/* The index of name (n bytes) in a listing, or -1. */
+static long
+lookup(const struct es_hide_dir *d, const char *name, size_t n)
 {
+	size_t i;
+	unsigned int k;
+
+	if (d->nslot == 0)
+		return -1;
+	for (i = es_hash(name, n) % d->nslot; (k = d->slot[i]) != 0;
+	    i = (i + 1) % d->nslot)
+		if (d->len[k - 1] == n &&
+		    memcmp(d->names + d->off[k - 1], name, n) == 0)
+			return (long)(k - 1);
+	return -1;
+}
+
+/* Frees what a listing holds. */
+static void
+drop(struct es_hide_dir *d)
+{
+	free(d->dir);
+	free(d->names);
+	free(d->off);
+	free(d->len);
+	free(d->type);
+	free(d->slot);
+	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * Reads dir into d: names, types and a hash table.  0, or -1 when it
+ * cannot be read (nothing there to hide, or nothing we could see: d
+ * stays empty) or with errno ENOMEM.
+ */
+static int
+readlist(struct es_hide_dir *d, const char *dir)
+{
+	size_t used = 0, cap = 0, ncap = 0, len, i;
+	struct dirent *de;
+	void *p;
+	DIR *dp;
+
+	memset(d, 0, sizeof(*d));
+	if ((dp = opendir(dir)) == NULL)
+		return -1;
+	while ((de = readdir(dp)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		len = strlen(de->d_name) + 1;
+		if (used + len > cap) {
+			cap = cap ? 2 * cap : 4096;
+			if (cap < used + len)
+				cap = used + len;
+			if ((p = realloc(d->names, cap)) == NULL)
+				goto nomem;
+			d->names = p;
+		}
+		if (d->n == ncap) {
+			ncap = ncap ? 2 * ncap : 128;
+			if ((p = realloc(d->off, ncap * sizeof(*d->off))) == NULL)
+				goto nomem;
+			d->off = p;
+			if ((p = realloc(d->len, ncap * sizeof(*d->len))) == NULL)
+				goto nomem;
+			d->len = p;
+			if ((p = realloc(d->type, ncap)) == NULL)
+				goto nomem;
+			d->type = p;
+		}
+		memcpy(d->names + used, de->d_name, len);
+		d->off[d->n] = (unsigned int)used;
+		d->len[d->n] = (unsigned short)(len - 1);
+		d->type[d->n++] = de->d_type;
+		used += len;
+	}
+	closedir(dp);
+	dp = NULL;
+	d->nslot = 2 * d->n + 1;
+	if ((d->slot = calloc(d->nslot, sizeof(*d->slot))) == NULL ||
+	    (d->dir = strdup(dir)) == NULL)
+		goto nomem;
+	for (i = 0; i < d->n; i++) {
+		size_t k = es_hash(d->names + d->off[i], d->len[i]) % d->nslot;
+
+		while (d->slot[k] != 0)
+			k = (k + 1) % d->nslot;
+		d->slot[k] = (unsigned int)i + 1;
+	}
+	return 0;
+nomem:
+	if (dp != NULL)
+		closedir(dp);
+	drop(d);
+	errno = ENOMEM;
+	return -1;
+}
+
+/*
+ * The listing of dir, from the cache or read now.  NULL with errno when
+ * it cannot be read (ENOENT, ENOTDIR: it is not there; ENOMEM), or with
+ * errno 0 when the cache is full; *tmp then holds it for this call alone
+ * if tmp is not NULL.
+ */
+static const struct es_hide_dir *
+listdir(struct es_hide_dirs *c, const char *dir, struct es_hide_dir *tmp)
+{
+	const struct es_hide_dir *d;
+	struct es_hide_dir *slot;
+
+	if ((d = cached(c, dir)) != NULL)
+		return d;
+	if ((slot = c->n < ES_HIDE_DIRS ? &c->d[c->n] : tmp) == NULL) {
+		errno = 0;
+		return NULL;
+	}
+	if (readlist(slot, dir) == -1)
+		return NULL;
+	if (slot != tmp)
+		c->n++;
+	return slot;
+}
+
+/*
+ * buf[0..len) is the path so far; pat the components still to match.
+ * type: what a listing said of the last component (DT_UNKNOWN: stat it);
+ * base: buf is the base the pattern starts from.
+ */
+static int
+walk(struct walk *w, char *buf, size_t len, const char *pat,
+    unsigned char type, int base)
+{
+	const struct es_hide_dir *d;
+	struct es_hide_dir tmp;
 	struct stat st;
-	const char *e;
-	char **names;
-	size_t n, i, cl;
+	const char *e, *nm;
+	size_t i, cl, nl;
+	long k;
+	int rc = 0, tail;
 
 	while (*pat == '/')
 		pat++;
 	if (*pat == '\0') {
 		buf[len] = '\0';
-		if (stat(buf, &st) == 0 && (!w->dironly || S_ISDIR(st.st_mode)))
-			w->fn(w->ctx, buf, &st);
+		/* a listing's word suffices, but for links and the unknown */
+		if (type == DT_DIR || (type == DT_REG && !w->dironly))
+			w->fn(w->ctx, buf, type == DT_DIR);
+		else if (type != DT_REG && stat(buf, &st) == 0 &&
+		    (!w->dironly || S_ISDIR(st.st_mode)))
+			w->fn(w->ctx, buf, S_ISDIR(st.st_mode));
 		return 0;
 	}
 	e = strchrnul(pat, '/');
 	cl = (size_t)(e - pat);
+	buf[len] = '\0';
 	if (memchr(pat, '*', cl) == NULL) {
 		if (len + 1 + cl >= ES_PATH_MAX) {
 			errno = ENAMETOOLONG;
 			return -1;
 		}
+		/*
+		 * A listing answers without a stat: the base (the home),
+		 * read once for all the entries, most of which name a file
+		 * this home does not have, and what a '*' read.  Reading
+		 * every directory on the way costs more than its stats.  A
+		 * base that cannot be listed (mode 0711) is asked by stat.
+		 */
+		type = DT_UNKNOWN;
+		if ((d = base ? listdir(w->dirs, len == 0 ? "/" : buf, NULL) :
+		    cached(w->dirs, len == 0 ? "/" : buf)) != NULL) {
+			if ((k = lookup(d, pat, cl)) == -1)
+				return 0;
+			type = d->type[k];
+		} else if (base && (errno == ENOENT || errno == ENOTDIR))
+			return 0;
+		else if (base && errno == ENOMEM)
+			return -1;
 		buf[len] = '/';
 		memcpy(buf + len + 1, pat, cl);
-		return walk(w, buf, len + 1 + cl, e);
+		return walk(w, buf, len + 1 + cl, e, type, 0);
 	}
-	buf[len] = '\0';
-	names = listdir(w->dirs, len == 0 ? "/" : buf, &n);
-	if (n == (size_t)-1)
-		return -1;
-	for (i = 0; i < n; i++) {
-		size_t nl = strlen(names[i]);
-
-		if (!es_hide_glob(pat, cl, names[i]))
+	if ((d = listdir(w->dirs, len == 0 ? "/" : buf, &tmp)) == NULL)
+		return errno == ENOMEM ? -1 : 0;
+	/* "*.pem", checked against every name of the home: its tail decides */
+	tail = pat[0] == '*' && memchr(pat + 1, '*', cl - 1) == NULL;
+	for (i = 0; i < d->n && rc == 0; i++) {
+		nm = d->names + d->off[i];
+		nl = d->len[i];
+		if (tail ? nl < cl - 1 || memcmp(nm + nl - (cl - 1), pat + 1,
+		    cl - 1) != 0 : (pat[0] != '*' && pat[0] != nm[0]) ||
+		    !es_hide_glob(pat, cl, nm))
 			continue;
 		if (len + 1 + nl >= ES_PATH_MAX) {
-			unlist(w->dirs, names, n);
 			errno = ENAMETOOLONG;
-			return -1;
+			rc = -1;
+			break;
 		}
 		buf[len] = '/';
-		memcpy(buf + len + 1, names[i], nl);
-		if (walk(w, buf, len + 1 + nl, e) == -1) {
-			unlist(w->dirs, names, n);
-			return -1;
-		}
+		memcpy(buf + len + 1, nm, nl);
+		rc = walk(w, buf, len + 1 + nl, e, d->type[i], 0);
 	}
-	if (names != NULL)
-		unlist(w->dirs, names, n);
-	return 0;
+	if (d == &tmp)
+		drop(&tmp);
+	return rc;
 }
 
 /* A "$NAME" value we may use: absolute, and no ".." anywhere. */
@@ -177,7 +268,7 @@ var_base(const char *pat, const char **rest)
 
 int
 es_hide_expand(struct es_hide_dirs *dirs, const char *pat, const char *home,
-    void (*fn)(void *, const char *, const struct stat *), void *ctx)
+    void (*fn)(void *, const char *, int), void *ctx)
 {
 	char buf[ES_PATH_MAX];
 	struct walk w = { dirs, fn, ctx, 0 };
@@ -205,7 +296,7 @@ es_hide_expand(struct es_hide_dirs *dirs, const char *pat, const char *home,
 		return -1;
 	}
 	memcpy(buf, base, bl);
-	return walk(&w, buf, bl, rest);
+	return walk(&w, buf, bl, rest, DT_UNKNOWN, 1);
 }
 
 void
@@ -213,11 +304,7 @@ es_hide_dirs_free(struct es_hide_dirs *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->n; i++) {
-		while (c->d[i].nnames > 0)
-			free(c->d[i].names[--c->d[i].nnames]);
-		free(c->d[i].names);
-		free(c->d[i].dir);
-	}
+	for (i = 0; i < c->n; i++)
+		drop(&c->d[i]);
 	c->n = 0;
 }

@@ -370,9 +370,8 @@ static void
 hide_paths(const struct es_sbx_plan *pl)
 {
 	const struct es_sbx_mnt *m;
-	char fp[40];
-	int f, d;
 	size_t i;
+	int f;
 
 	for (i = 0; i < pl->nmnt; i++)
 		if (pl->mnt[i].kind == ES_MK_HIDE_DIR ||
@@ -384,23 +383,17 @@ hide_paths(const struct es_sbx_plan *pl)
 	    "mode=0755,size=4k,nr_inodes=4") == -1 ||
 	    (f = openat(AT_FDCWD, "/tmp/f", O_CREAT | O_EXCL | O_WRONLY |
 	    O_CLOEXEC, 0600)) == -1 || close(f) == -1 ||
-	    mkdir("/tmp/d", 0700) == -1 || remount("/tmp", 1) == -1 ||
-	    (f = openat(AT_FDCWD, "/tmp/f", O_PATH | O_CLOEXEC)) == -1 ||
-	    (d = openat(AT_FDCWD, "/tmp/d", O_PATH | O_DIRECTORY |
-	    O_CLOEXEC)) == -1)
+	    mkdir("/tmp/d", 0700) == -1 || remount("/tmp", 1) == -1)
 		es_sbx_fail(pl, ES_S_HIDE, -1);
 	for (; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
 		if (m->kind != ES_MK_HIDE_DIR && m->kind != ES_MK_HIDE_FILE)
 			continue;
 		/* ENOENT: under the private /tmp or /dev, or a hidden dir */
-		if (mount(fdpath(fp, sizeof(fp), m->kind == ES_MK_HIDE_DIR ?
-		    d : f), m->path, NULL, MS_BIND, NULL) == -1 &&
-		    errno != ENOENT)
+		if (mount(m->kind == ES_MK_HIDE_DIR ? "/tmp/d" : "/tmp/f",
+		    m->path, NULL, MS_BIND, NULL) == -1 && errno != ENOENT)
 			es_sbx_fail(pl, ES_S_HIDE, (int)i);
 	}
-	close(f);
-	close(d);
 	if (umount2("/tmp", MNT_DETACH) == -1)
 		es_sbx_fail(pl, ES_S_HIDE, -1);
 }

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,10 +252,34 @@ add_hide(struct es_sbx_plan *pl, char *path, int own)
 /* What the hide step is given: the plan, and what stays readable. */
 struct hide_ctx {
 	struct es_sbx_plan	*pl;
+	uint64_t		 seen[2 * ES_HIDE_MOUNTS];	/* hashes, 0 = free */
 	char			*keep[8];	/* the builtin KEEP entries, expanded */
 	size_t			 nkeep;
 	int			 builtin;	/* KEEP applies to builtin entries only */
 };
+
+/*
+ * Is path new?  Two entries may name one file ($CLAUDE_CONFIG_DIR set to
+ * ~/.claude): it is hidden once.  A full table counts as new: a second
+ * bind over the same file is harmless.
+ */
+static int
+first_time(struct hide_ctx *h, const char *path)
+{
+	const size_t cap = sizeof(h->seen) / sizeof(h->seen[0]);
+	uint64_t v = es_hash(path, strlen(path)) | 1;
+	size_t i, k;
+
+	for (i = v % cap, k = 0; k < cap; i = (i + 1) % cap, k++) {
+		if (h->seen[i] == v)
+			return 0;
+		if (h->seen[i] == 0) {
+			h->seen[i] = v;
+			return 1;
+		}
+	}
+	return 1;
+}
 
 /*
  * One path to hide, found by expansion.  Never the workspace or what holds
@@ -262,7 +287,7 @@ struct hide_ctx {
  * anything else an empty file (mount.c).
  */
 static void
-hide_found(void *arg, const char *path, const struct stat *st)
+hide_found(void *arg, const char *path, int isdir)
 {
 	struct hide_ctx *h = arg;
 	char *p;
@@ -272,12 +297,16 @@ hide_found(void *arg, const char *path, const struct stat *st)
 		for (i = 0; i < h->nkeep; i++)
 			if (strcmp(h->keep[i], path) == 0)
 				return;
-	if (covers(path, h->pl->ws))
+	if (covers(path, h->pl->ws) || !first_time(h, path))
 		return;
+	if (h->pl->nmnt == ES_SBX_NMNT)
+		es_sbx_refuse("too many sandbox paths (at most %d)",
+		    ES_SBX_NMNT);
+	/* new by its hash: add_mnt's compare with every mount is not needed */
 	p = xstrdup(path);
-	if (!add_mnt(h->pl, S_ISDIR(st->st_mode) ? ES_MK_HIDE_DIR :
-	    ES_MK_HIDE_FILE, p))
-		free(p);
+	h->pl->mnt[h->pl->nmnt].kind = isdir ? ES_MK_HIDE_DIR :
+	    ES_MK_HIDE_FILE;
+	h->pl->mnt[h->pl->nmnt++].path = p;
 }
 
 /* Does the policy reveal builtin entry e? */
@@ -300,8 +329,8 @@ revealed(const struct es_policy *p, const struct es_hide_entry *e)
 static void
 plan_hide(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
 {
+	static struct hide_ctx h;	/* 8 KiB of hashes: not on the stack */
 	struct es_hide_dirs dirs;
-	struct hide_ctx h;
 	size_t i;
 	char *e;
 
