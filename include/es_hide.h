@@ -80,4 +80,7 @@ int	es_hide_expand(struct es_hide_dirs *dirs, const char *pat,
 	    void *ctx);
 void	es_hide_dirs_free(struct es_hide_dirs *);
 
+/* Is path one the builtin list keeps readable (~/.ssh/known_hosts, ...)? */
+int	es_hide_kept(const char *path, const char *home);
+
 #endif

@@ -308,3 +308,18 @@ es_hide_dirs_free(struct es_hide_dirs *c)
 		drop(&c->d[i]);
 	c->n = 0;
 }
+
+int
+es_hide_kept(const char *path, const char *home)
+{
+	size_t i, n = home != NULL ? strlen(home) : 0;
+
+	if (n == 0 || strncmp(path, home, n) != 0)
+		return 0;
+	for (i = 0; i < es_hide_n; i++)
+		if ((es_hide_list[i].flags & ES_HIDE_KEEP) &&
+		    es_hide_list[i].path[0] == '~' &&
+		    strcmp(path + n, es_hide_list[i].path + 1) == 0)
+			return 1;
+	return 0;
+}

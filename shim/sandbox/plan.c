@@ -253,8 +253,7 @@ add_hide(struct es_sbx_plan *pl, char *path, int own)
 struct hide_ctx {
 	struct es_sbx_plan	*pl;
 	uint64_t		 seen[2 * ES_HIDE_MOUNTS];	/* hashes, 0 = free */
-	char			*keep[8];	/* the builtin KEEP entries, expanded */
-	size_t			 nkeep;
+	const char		*home;
 	int			 builtin;	/* KEEP applies to builtin entries only */
 };
 
@@ -291,12 +290,9 @@ hide_found(void *arg, const char *path, int isdir)
 {
 	struct hide_ctx *h = arg;
 	char *p;
-	size_t i;
 
-	if (h->builtin)
-		for (i = 0; i < h->nkeep; i++)
-			if (strcmp(h->keep[i], path) == 0)
-				return;
+	if (h->builtin && es_hide_kept(path, h->home))
+		return;
 	if (covers(path, h->pl->ws) || !first_time(h, path))
 		return;
 	if (h->pl->nmnt == ES_SBX_NMNT)
@@ -337,10 +333,7 @@ plan_hide(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
 	memset(&dirs, 0, sizeof(dirs));
 	memset(&h, 0, sizeof(h));
 	h.pl = pl;
-	for (i = 0; i < es_hide_n && h.nkeep < 8; i++)
-		if ((es_hide_list[i].flags & ES_HIDE_KEEP) && home != NULL)
-			h.keep[h.nkeep++] = expand(es_hide_list[i].path, home,
-			    pl->ws);
+	h.home = home;
 	h.builtin = 1;
 	for (i = 0; i < es_hide_n; i++) {
 		if ((es_hide_list[i].flags & ES_HIDE_KEEP) ||
@@ -360,8 +353,6 @@ plan_hide(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
 			    strerror(errno));
 		free(e);
 	}
-	for (i = 0; i < h.nkeep; i++)
-		free(h.keep[i]);
 	es_hide_dirs_free(&dirs);
 }
 
