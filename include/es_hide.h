@@ -59,12 +59,16 @@ struct es_hide_dir {
 	unsigned char	*type;		/* its d_type */
 	unsigned int	*slot;		/* hash table: index + 1, 0 = free */
 	size_t		 n, nslot;
+	unsigned char	 heap;		/* 1: names, 2: the rest, off the heap */
 };
 
 #define ES_HIDE_DIRS	64
+#define ES_HIDE_POOL	(256 * 1024)	/* listings' memory; past it, the heap */
 struct es_hide_dirs {
 	size_t			n;
 	struct es_hide_dir	d[ES_HIDE_DIRS];
+	char			*pool;
+	size_t			 pooled;
 };
 
 /*

@@ -10,23 +10,36 @@
  * and an entry it lists (or does not) needs no stat.
  */
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "es_hide.h"
 #include "es_limits.h"
 #include "es_policy.h"
+
+/* What getdents64 returns: no libc declares it the same way. */
+struct dent {
+	uint64_t	d_ino;
+	int64_t		d_off;
+	unsigned short	d_reclen;
+	unsigned char	d_type;
+	char		d_name[];
+};
 
 struct walk {
 	struct es_hide_dirs *dirs;
 	void	(*fn)(void *, const char *, int);
 	void	*ctx;
 	int	 dironly;		/* the pattern ends in '/' */
+	int	 list;			/* depth to which literal steps list */
 };
 
 /* The cached listing of dir, or NULL. */
@@ -58,83 +71,134 @@ lookup(const struct es_hide_dir *d, const char *name, size_t n)
 	return -1;
 }
 
-/* Frees what a listing holds. */
+/* Frees what a listing took from the heap. */
 static void
 drop(struct es_hide_dir *d)
 {
-	free(d->dir);
-	free(d->names);
-	free(d->off);
-	free(d->len);
-	free(d->type);
-	free(d->slot);
+	if (d->heap & 1)
+		free(d->names);
+	if (d->heap & 2)
+		free(d->off);
 	memset(d, 0, sizeof(*d));
 }
 
 /*
- * Reads dir into d: names, types and a hash table.  0, or -1 when it
- * cannot be read (nothing there to hide, or nothing we could see: d
- * stays empty) or with errno ENOMEM.
+ * Room for a listing in the pass's pool: one allocation for every
+ * listing, where each one's few would cost a shell mmap and munmap
+ * calls.  NULL when c has no pool (or it cannot be had): the caller
+ * uses the heap.
+ */
+static char *
+pool_tail(struct es_hide_dirs *c, size_t *room)
+{
+	*room = 0;
+	if (c == NULL)
+		return NULL;
+	if (c->pool == NULL && (c->pool = malloc(ES_HIDE_POOL)) == NULL)
+		return NULL;
+	*room = ES_HIDE_POOL - c->pooled;
+	return c->pool + c->pooled;
+}
+
+/* Keeps n bytes of the pool's tail, 8-aligned. */
+static void
+pool_keep(struct es_hide_dirs *c, size_t n)
+{
+	c->pooled += (n + 7) & ~(size_t)7;
+	if (c->pooled > ES_HIDE_POOL)
+		c->pooled = ES_HIDE_POOL;
+}
+
+/*
+ * Reads dir into d: names, types and a hash table, in the pool of c
+ * (NULL: the heap).  0, or -1 when it cannot be read (errno from
+ * opendir: nothing there, or nothing we could see; d stays empty) or
+ * with errno ENOMEM.
  */
 static int
-readlist(struct es_hide_dir *d, const char *dir)
+readlist(struct es_hide_dirs *c, struct es_hide_dir *d, const char *dir)
 {
-	size_t used = 0, cap = 0, ncap = 0, len, i;
-	struct dirent *de;
-	void *p;
-	DIR *dp;
+	size_t used = 0, cap, len, i, dl = strlen(dir) + 1, k, bl;
+	char dbuf[16384], *nb;
+	struct dent *de;
+	unsigned char *blk;
+	long got = 0, at = 0;
+	int fd;
 
 	memset(d, 0, sizeof(*d));
-	if ((dp = opendir(dir)) == NULL)
+	/* getdents64 itself: opendir's buffer is an allocation per directory */
+	/* openat: musl's open() follows O_CLOEXEC with an fcntl */
+	if ((fd = openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
 		return -1;
-	while ((de = readdir(dp)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
+	/* names, each with its type byte in front, at the pool's tail */
+	d->names = pool_tail(c, &cap);
+	for (;;) {
+		if (at >= got) {
+			if ((got = syscall(SYS_getdents64, fd, dbuf,
+			    sizeof(dbuf))) <= 0)
+				break;
+			at = 0;
+		}
+		de = (struct dent *)(dbuf + at);
+		at += de->d_reclen;
+		if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
+		    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
 			continue;
 		len = strlen(de->d_name) + 1;
-		if (used + len > cap) {
-			cap = cap ? 2 * cap : 4096;
-			if (cap < used + len)
-				cap = used + len;
-			if ((p = realloc(d->names, cap)) == NULL)
+		if (used + len + 1 > cap) {
+			cap = cap ? 2 * cap : 8192;
+			if (cap < used + len + 1)
+				cap = used + len + 1;
+			if (d->heap & 1)
+				nb = realloc(d->names, cap);
+			else if ((nb = malloc(cap)) != NULL && used > 0)
+				memcpy(nb, d->names, used);
+			if (nb == NULL)
 				goto nomem;
-			d->names = p;
+			d->names = nb;
+			d->heap |= 1;
 		}
-		if (d->n == ncap) {
-			ncap = ncap ? 2 * ncap : 128;
-			if ((p = realloc(d->off, ncap * sizeof(*d->off))) == NULL)
-				goto nomem;
-			d->off = p;
-			if ((p = realloc(d->len, ncap * sizeof(*d->len))) == NULL)
-				goto nomem;
-			d->len = p;
-			if ((p = realloc(d->type, ncap)) == NULL)
-				goto nomem;
-			d->type = p;
-		}
-		memcpy(d->names + used, de->d_name, len);
-		d->off[d->n] = (unsigned int)used;
-		d->len[d->n] = (unsigned short)(len - 1);
-		d->type[d->n++] = de->d_type;
-		used += len;
+		d->names[used] = (char)de->d_type;
+		memcpy(d->names + used + 1, de->d_name, len);
+		used += len + 1;
+		d->n++;
 	}
-	closedir(dp);
-	dp = NULL;
+	close(fd);
+	fd = -1;
+	if (!(d->heap & 1) && d->names != NULL)
+		pool_keep(c, used);
 	d->nslot = 2 * d->n + 1;
-	if ((d->slot = calloc(d->nslot, sizeof(*d->slot))) == NULL ||
-	    (d->dir = strdup(dir)) == NULL)
+	/* off, slot, len, type and the directory's name in one block */
+	bl = d->n * (sizeof(*d->off) + sizeof(*d->len)) +
+	    d->nslot * sizeof(*d->slot) + d->n + dl;
+	if ((blk = (unsigned char *)pool_tail(c, &cap)) != NULL && bl <= cap)
+		pool_keep(c, bl);
+	else if ((blk = malloc(bl)) != NULL)
+		d->heap |= 2;
+	else
 		goto nomem;
-	for (i = 0; i < d->n; i++) {
-		size_t k = es_hash(d->names + d->off[i], d->len[i]) % d->nslot;
-
+	memset(blk, 0, bl);
+	d->off = (unsigned int *)blk;
+	d->slot = d->off + d->n;
+	d->len = (unsigned short *)(d->slot + d->nslot);
+	d->type = (unsigned char *)(d->len + d->n);
+	d->dir = (char *)d->type + d->n;
+	memcpy(d->dir, dir, dl);
+	for (i = 0, used = 0; i < d->n; i++) {
+		d->type[i] = (unsigned char)d->names[used];
+		d->off[i] = (unsigned int)used + 1;
+		d->len[i] = (unsigned short)strlen(d->names + used + 1);
+		used += d->len[i] + 2u;
+		k = es_hash(d->names + d->off[i], d->len[i]) % d->nslot;
 		while (d->slot[k] != 0)
 			k = (k + 1) % d->nslot;
 		d->slot[k] = (unsigned int)i + 1;
 	}
 	return 0;
 nomem:
-	if (dp != NULL)
-		closedir(dp);
+	if (fd != -1)
+		close(fd);
 	drop(d);
 	errno = ENOMEM;
 	return -1;
@@ -158,7 +222,7 @@ listdir(struct es_hide_dirs *c, const char *dir, struct es_hide_dir *tmp)
 		errno = 0;
 		return NULL;
 	}
-	if (readlist(slot, dir) == -1)
+	if (readlist(slot == tmp ? NULL : c, slot, dir) == -1)
 		return NULL;
 	if (slot != tmp)
 		c->n++;
@@ -168,11 +232,11 @@ listdir(struct es_hide_dirs *c, const char *dir, struct es_hide_dir *tmp)
 /*
  * buf[0..len) is the path so far; pat the components still to match.
  * type: what a listing said of the last component (DT_UNKNOWN: stat it);
- * base: buf is the base the pattern starts from.
+ * depth: how many components below the base (the home) buf is.
  */
 static int
 walk(struct walk *w, char *buf, size_t len, const char *pat,
-    unsigned char type, int base)
+    unsigned char type, int depth)
 {
 	const struct es_hide_dir *d;
 	struct es_hide_dir tmp;
@@ -203,25 +267,27 @@ walk(struct walk *w, char *buf, size_t len, const char *pat,
 			return -1;
 		}
 		/*
-		 * A listing answers without a stat: the base (the home),
-		 * read once for all the entries, most of which name a file
-		 * this home does not have, and what a '*' read.  Reading
-		 * every directory on the way costs more than its stats.  A
-		 * base that cannot be listed (mode 0711) is asked by stat.
+		 * A listing answers without a stat: the home and its
+		 * directories (~/.config, ~/.claude), each read once for all
+		 * their entries, most of which name a file this home does not
+		 * have, and what a '*' read.  Reading every directory on the
+		 * way costs more than its stats.  One that cannot be listed
+		 * (mode 0711) is asked by stat.
 		 */
 		type = DT_UNKNOWN;
-		if ((d = base ? listdir(w->dirs, len == 0 ? "/" : buf, NULL) :
-		    cached(w->dirs, len == 0 ? "/" : buf)) != NULL) {
+		if ((d = depth <= w->list ? listdir(w->dirs, len == 0 ? "/" :
+		    buf, NULL) : cached(w->dirs, len == 0 ? "/" : buf)) != NULL) {
 			if ((k = lookup(d, pat, cl)) == -1)
 				return 0;
 			type = d->type[k];
-		} else if (base && (errno == ENOENT || errno == ENOTDIR))
+		} else if (depth <= w->list && (errno == ENOENT ||
+		    errno == ENOTDIR))
 			return 0;
-		else if (base && errno == ENOMEM)
+		else if (depth <= w->list && errno == ENOMEM)
 			return -1;
 		buf[len] = '/';
 		memcpy(buf + len + 1, pat, cl);
-		return walk(w, buf, len + 1 + cl, e, type, 0);
+		return walk(w, buf, len + 1 + cl, e, type, depth + 1);
 	}
 	if ((d = listdir(w->dirs, len == 0 ? "/" : buf, &tmp)) == NULL)
 		return errno == ENOMEM ? -1 : 0;
@@ -241,7 +307,7 @@ walk(struct walk *w, char *buf, size_t len, const char *pat,
 		}
 		buf[len] = '/';
 		memcpy(buf + len + 1, nm, nl);
-		rc = walk(w, buf, len + 1 + nl, e, d->type[i], 0);
+		rc = walk(w, buf, len + 1 + nl, e, d->type[i], depth + 1);
 	}
 	if (d == &tmp)
 		drop(&tmp);
@@ -271,7 +337,7 @@ es_hide_expand(struct es_hide_dirs *dirs, const char *pat, const char *home,
     void (*fn)(void *, const char *, int), void *ctx)
 {
 	char buf[ES_PATH_MAX];
-	struct walk w = { dirs, fn, ctx, 0 };
+	struct walk w = { dirs, fn, ctx, 0, -1 };
 	const char *base = "", *rest = pat;
 	size_t n, bl;
 
@@ -282,6 +348,8 @@ es_hide_expand(struct es_hide_dirs *dirs, const char *pat, const char *home,
 			return 0;
 		base = home;
 		rest = pat + 1;
+		/* the home and its directories; /etc is not worth a listing */
+		w.list = 1;
 	} else if (pat[0] == '$') {
 		if ((base = var_base(pat, &rest)) == NULL)
 			return 0;
@@ -296,7 +364,7 @@ es_hide_expand(struct es_hide_dirs *dirs, const char *pat, const char *home,
 		return -1;
 	}
 	memcpy(buf, base, bl);
-	return walk(&w, buf, bl, rest, DT_UNKNOWN, 1);
+	return walk(&w, buf, bl, rest, DT_UNKNOWN, 0);
 }
 
 void
@@ -307,6 +375,9 @@ es_hide_dirs_free(struct es_hide_dirs *c)
 	for (i = 0; i < c->n; i++)
 		drop(&c->d[i]);
 	c->n = 0;
+	free(c->pool);
+	c->pool = NULL;
+	c->pooled = 0;
 }
 
 int
