@@ -277,3 +277,31 @@ sys.exit(subprocess.run(["sh", "-c", "cat ~/.npmrc ~/.pgpass"]).returncode)'
 	[ "${lines[0]}" = kept ]
 	[ "${lines[1]}" = deploy.secret ]
 }
+
+@test "a credential file that is a link (a dotfile manager's) is hidden, and so is its target" {
+	mkdir -p "$H/dotfiles" "$H/.config"
+	echo "$MARK" >"$H/dotfiles/npmrc"
+	ln -s dotfiles/npmrc "$H/.npmrc"
+	mkdir -p "$H/dotfiles/gh"
+	echo "$MARK" >"$H/dotfiles/gh/hosts.yml"
+	ln -s ../dotfiles/gh "$H/.config/gh"
+	own
+	run -0 sbx -- sh -c 'cat ~/.npmrc ~/dotfiles/npmrc; ls -A ~/.config/gh ~/dotfiles/gh; echo done'
+	lacks "$MARK"
+	lacks hosts.yml
+	[ "${lines[-1]}" = done ]
+}
+
+@test "contain mode's shells see the same empty files" {
+	echo "$MARK" >"$H/.npmrc"
+	mkdir -p "$H/.claude"
+	echo "$MARK" >"$H/.claude/.credentials.json"
+	own
+	# the agent (a shell here) and its shell go to the sandbox
+	run as_nobody env -i HOME="$H" PATH=/usr/local/bin:/usr/bin:/bin LANG=C \
+		XDG_STATE_HOME="$R/state" "$ENVSHIM" --contain -- /bin/sh -c \
+		'cat ~/.npmrc ~/.claude/.credentials.json; /bin/sh -c "cat ~/.npmrc; echo inner"'
+	[ "$status" -eq 0 ]
+	lacks "$MARK"
+	[ "${lines[-1]}" = inner ]
+}
