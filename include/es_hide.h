@@ -35,6 +35,14 @@ extern const size_t es_hide_ngroups;
 extern const struct es_hide_entry es_hide_list[];
 extern const size_t es_hide_n;
 
+/*
+ * "home private": the home is empty but for these (and the workspace, the
+ * log, the policy's rw lines): what ordinary builds and the agents'
+ * shells read.  "~/..." paths, no patterns.
+ */
+extern const char *const es_home_keep[];
+extern const size_t es_home_nkeep;
+
 /* The entry whose path is exactly s (n bytes), not a KEEP one; or NULL. */
 const struct es_hide_entry *es_hide_find(const char *s, size_t n);
 

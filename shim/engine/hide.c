@@ -265,6 +265,32 @@ const struct es_hide_entry es_hide_list[] = {
 };
 const size_t es_hide_n = sizeof(es_hide_list) / sizeof(es_hide_list[0]);
 
+const char *const es_home_keep[] = {
+	/* git: its XDG config is fatal when missing but traversable */
+	"~/.gitconfig", "~/.config/git",
+	/* ssh host verification for git over ssh */
+	"~/.ssh/known_hosts", "~/.ssh/config", "~/.ssh/config.d",
+	/* login shells and the agents' snapshot shells source them */
+	"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.profile",
+	"~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.inputrc",
+	/* the agents' shell plumbing */
+	"~/.claude/shell-snapshots", "~/.claude/session-env",
+	"~/.codex/tmp", "~/.codex/shell_snapshots",
+	/* build configuration: mirrors, proxies, JVM flags */
+	"~/.m2/settings.xml", "~/.gradle/gradle.properties",
+	"~/.config/pip", "~/.cargo/config.toml", "~/.cargo/config",
+	"~/.npmrc", "~/.yarnrc", "~/.yarnrc.yml",
+	/* toolchains and caches */
+	"~/.cargo/bin", "~/.cargo/registry", "~/.cargo/git", "~/.rustup",
+	"~/.nvm", "~/.fnm", "~/.volta", "~/.npm", "~/.node-gyp",
+	"~/.yarn", "~/.pnpm-store", "~/.bun", "~/.deno", "~/.cache",
+	"~/.m2/repository", "~/.gradle/caches", "~/.gradle/wrapper",
+	"~/.local/bin", "~/.local/lib", "~/.local/share/pnpm",
+	"~/.pyenv", "~/.rbenv", "~/.gem", "~/.sdkman", "~/.asdf",
+	"~/.ghcup", "~/.opam", "~/.elan", "~/go", "~/.nix-profile"
+};
+const size_t es_home_nkeep = sizeof(es_home_keep) / sizeof(es_home_keep[0]);
+
 const struct es_hide_entry *
 es_hide_find(const char *s, size_t n)
 {

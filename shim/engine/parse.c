@@ -48,6 +48,7 @@ static const struct kw kws[] = {
 	{ "network",		KW_ENUM,	2 },
 	{ "unfollowable",	KW_ENUM,	3 },
 	{ "protect-self",	KW_ENUM,	4 },
+	{ "home",		KW_ENUM,	5 },
 	{ "drop",		KW_RULE,	ES_RULE_DROP },
 	{ "keep",		KW_RULE,	ES_RULE_KEEP },
 	{ "injection",		KW_RULE,	ES_RULE_INJECTION },
@@ -98,7 +99,12 @@ static const struct scalar scalars[] = {
 	{ "protect-self", "yes or no", { "yes", "no", NULL }, { 1, 0, 0 },
 	    offsetof(struct es_policy, protect_self),
 	    offsetof(struct es_policy, protect_self_layer),
-	    offsetof(struct es_policy, protect_self_line) }
+	    offsetof(struct es_policy, protect_self_line) },
+	{ "home", "visible or private", { "visible", "private", NULL },
+	    { 0, 1, 0 },
+	    offsetof(struct es_policy, home_private),
+	    offsetof(struct es_policy, home_private_layer),
+	    offsetof(struct es_policy, home_private_line) }
 };
 
 static const char *const rule_kw[] = {

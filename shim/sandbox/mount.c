@@ -359,6 +359,27 @@ make_target(const char *path, int dir)
 }
 
 /*
+ * home private: an empty tmpfs over the home before the binds (the paths
+ * bound back, the workspace, the log), read-only once they are in.
+ */
+static void
+home_private(const struct es_sbx_plan *pl, int seal)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nmnt; i++)
+		if (pl->mnt[i].kind == ES_MK_HOME)
+			break;
+	if (i == pl->nmnt)
+		return;
+	if (!seal && mount("tmpfs", pl->mnt[i].path, "tmpfs", MS_NOSUID |
+	    MS_NODEV, "mode=0755") == -1)
+		es_sbx_fail(pl, ES_S_HOME, (int)i);
+	if (seal && remount(pl->mnt[i].path, 1) == -1)
+		es_sbx_fail(pl, ES_S_HOME, (int)i);
+}
+
+/*
  * The hidden paths, a step of its own after the view of the home is
  * built: each becomes a bind of one empty file or one empty directory of
  * a small read-only tmpfs, so a tool reads nothing where it expects a
@@ -414,15 +435,17 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 	 */
 	if (root_ro() == -1)
 		es_sbx_fail(pl, ES_S_ROOT_RO, -1);
-	/* hold the writable paths: the private /tmp may cover them */
+	/* hold the writable paths: the private /tmp or home may cover them */
 	for (i = 0; i < pl->nmnt; i++) {
 		src[i] = -1;
 		if ((pl->mnt[i].kind == ES_MK_RW ||
-		    pl->mnt[i].kind == ES_MK_KEEP) &&
+		    pl->mnt[i].kind == ES_MK_KEEP ||
+		    pl->mnt[i].kind == ES_MK_BACK) &&
 		    (src[i] = openat(AT_FDCWD, pl->mnt[i].path,
 		    O_PATH | O_CLOEXEC)) == -1)
 			es_sbx_fail(pl, ES_S_BIND, (int)i);
 	}
+	home_private(pl, 0);
 	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
 	    "mode=1777") == -1)
 		es_sbx_fail(pl, ES_S_TMP, -1);
@@ -435,7 +458,8 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 	}
 	for (i = 0; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
-		if (m->kind != ES_MK_RW && m->kind != ES_MK_KEEP)
+		if (m->kind != ES_MK_RW && m->kind != ES_MK_KEEP &&
+		    m->kind != ES_MK_BACK)
 			continue;
 		if (fstat(src[i], &st) == -1 ||
 		    make_target(m->path, S_ISDIR(st.st_mode)) == -1 ||
@@ -443,11 +467,12 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 		    MS_BIND | MS_REC, NULL) == -1)
 			es_sbx_fail(pl, ES_S_BIND, (int)i);
 		close(src[i]);
-		/* ES_MK_KEEP stays as read-only as the root it came from. */
+		/* KEEP and BACK stay as read-only as the root they came from. */
 		if (m->kind == ES_MK_RW && !m->host_ro &&
 		    remount(m->path, 0) == -1)
 			es_sbx_fail(pl, ES_S_WRITABLE, (int)i);
 	}
+	home_private(pl, 1);
 	setup_dev(pl);
 	hide_paths(pl);
 	for (i = 0; i < pl->nmnt; i++)

@@ -359,6 +359,59 @@ plan_hide(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
 /* What git runs later, outside: hooks, and config (core.hooksPath, ...). */
 static const char *const default_ro[] = { ".git/hooks", ".git/config" };
 
+/* A path bound back into a private home, if it exists (a link: its target). */
+static void
+add_back(struct es_sbx_plan *pl, const char *path, const char *home)
+{
+	char buf[ES_PATH_MAX], *rp;
+	struct stat st;
+	int n;
+
+	if (path == NULL)
+		return;
+	n = snprintf(buf, sizeof(buf), "%s", path);
+	if (path[0] == '~')
+		n = snprintf(buf, sizeof(buf), "%s%s", home, path + 1);
+	if (n < 0 || (size_t)n >= sizeof(buf) || lstat(buf, &st) == -1 ||
+	    stat(buf, &st) == -1 || (rp = xstrdup(buf)) == NULL)
+		return;
+	if (!add_mnt(pl, ES_MK_BACK, rp))
+		free(rp);
+}
+
+/*
+ * home private: an empty home with the paths builds need bound back
+ * (es_home_keep), and the shim and its helper when they live there, or
+ * the shells' children would start without it.  Planned before the
+ * writable binds, which go on top (a workspace in ~/go).
+ */
+static void
+plan_home_private(struct es_sbx_plan *pl, const struct es_policy *p,
+    const char *home)
+{
+	const char *x = getenv("LD_PRELOAD");
+	char *rh, buf[ES_PATH_MAX];
+	size_t i;
+
+	if (!p->home_private || home == NULL ||
+	    (rh = realpath(home, NULL)) == NULL)
+		return;
+	if (strcmp(rh, "/") == 0 || covers(rh, "/usr") || covers(rh, "/etc"))
+		es_sbx_refuse("home private: the home %s holds the system", rh);
+	add_mnt(pl, ES_MK_HOME, rh);
+	for (i = 0; i < es_home_nkeep; i++)
+		add_back(pl, es_home_keep[i], home);
+	if (x != NULL && strpbrk(x, " :") == NULL && x[0] == '/' &&
+	    covers(rh, x)) {
+		add_back(pl, x, home);
+		if (snprintf(buf, sizeof(buf), "%.*s/envshim-sandbox",
+		    (int)(strrchr(x, '/') - x), x) < (int)sizeof(buf))
+			add_back(pl, buf, home);
+	}
+	if (pl->path != NULL && pl->path[0] == '/' && covers(rh, pl->path))
+		add_back(pl, pl->path, home);
+}
+
 /* The audit log: created here if missing, so init can bind it writable. */
 char *
 es_sbx_log_path(const struct es_policy *p, const char *home)
@@ -384,6 +437,7 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	char buf[64];
 	size_t i;
 
+	plan_home_private(pl, p, home);
 	add_rw(pl, pl->ws);
 	for (i = 0; i < p->nrw; i++) {
 		char *e = expand(p->rw[i].s, home, pl->ws);

@@ -150,6 +150,33 @@ test_reveal(void **state)
 	assert_int_equal(parse("reveal ~/.ssh/known_hosts\n", &err), -1);
 }
 
+/* home private: a scalar with its line; the allow-list has no pattern */
+static void
+test_home_private(void **state)
+{
+	struct es_parse_err err;
+	size_t i;
+
+	(void)state;
+	fresh(&P);
+	assert_int_equal(P.home_private, 0);
+	assert_int_equal(parse("keep X\nhome private\n", &err), 0);
+	assert_int_equal(P.home_private, 1);
+	assert_int_equal(P.home_private_line, 2);
+	assert_int_equal(es_policy_format(&P, ES_FMT_ORIGIN, buf, sizeof(buf)) > 0,
+	    1);
+	assert_non_null(strstr(buf, "home private\t# test.policy:2\n"));
+	assert_int_equal(parse("home visible\n", &err), 0);
+	assert_int_equal(P.home_private, 0);
+	assert_int_equal(parse("home open\n", &err), -1);
+	assert_non_null(strstr(err.what, "visible or private"));
+	for (i = 0; i < es_home_nkeep; i++) {
+		assert_true(strncmp(es_home_keep[i], "~/", 2) == 0);
+		assert_null(strchr(es_home_keep[i], '*'));
+		assert_null(strstr(es_home_keep[i], ".."));
+	}
+}
+
 /* --builtin prints every entry, as comments: the output still reads back. */
 static void
 test_format(void **state)
@@ -190,6 +217,7 @@ main(void)
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_reveal),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_home_private),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

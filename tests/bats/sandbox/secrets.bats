@@ -305,3 +305,60 @@ sys.exit(subprocess.run(["sh", "-c", "cat ~/.npmrc ~/.pgpass"]).returncode)'
 	lacks "$MARK"
 	[ "${lines[-1]}" = inner ]
 }
+
+@test "home private: a Go build, an npm install from a tarball and a git commit work; the rest of home is gone" {
+	mkdir -p "$H/.unknown-tool" "$H/.cache/huggingface" "$H/.ssh"
+	echo "$MARK" >"$H/.unknown-tool/session"
+	echo "$MARK" >"$H/.cache/huggingface/token"
+	echo "$MARK" >"$H/.ssh/id_ed25519"
+	echo "example.org ssh-ed25519 AAAAkept" >"$H/.ssh/known_hosts"
+	printf '[user]\n\tname = Kept\n\temail = kept@example.org\n' >"$H/.gitconfig"
+	mkdir -p "$WS/gomod" "$WS/pkg" "$WS/app"
+	printf 'module example.org/hello\n\ngo 1.19\n' >"$WS/gomod/go.mod"
+	printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("go-ran") }\n' \
+		>"$WS/gomod/main.go"
+	printf '{"name":"tiny","version":"1.0.0","main":"index.js"}\n' >"$WS/pkg/package.json"
+	echo 'module.exports = "npm-ran";' >"$WS/pkg/index.js"
+	printf '{"name":"app","version":"1.0.0"}\n' >"$WS/app/package.json"
+	own
+	pol 'home private'
+	run sbx -- sh -c 'export GOCACHE=/tmp/gocache GOPATH=/tmp/gopath GOFLAGS=-mod=mod \
+	        GOTOOLCHAIN=local GOPROXY=off npm_config_cache=/tmp/npm-cache
+	    (cd gomod && go build -o /tmp/hello . && /tmp/hello)
+	    (cd pkg && npm pack --silent >/dev/null) &&
+	    (cd app && npm install --offline --no-audit --no-fund ../pkg/tiny-1.0.0.tgz >/dev/null &&
+	        node -e "console.log(require(\"tiny\"))")
+	    git init -q . && git add app/package.json && git commit -qm one && git log -1 --format=%an
+	    cat ~/.ssh/known_hosts
+	    ls -A ~/.unknown-tool 2>&1; cat ~/.cache/huggingface/token ~/.ssh/id_ed25519 2>&1
+	    echo done'
+	[ "$status" -eq 0 ]
+	lacks "$MARK"
+	[ "${lines[0]}" = go-ran ]
+	[ "${lines[1]}" = npm-ran ]
+	[ "${lines[2]}" = Kept ]
+	[ "${lines[3]}" = "example.org ssh-ed25519 AAAAkept" ]
+	[[ "${lines[4]}" == *".unknown-tool"*"No such file or directory" ]]
+	[ "${lines[-1]}" = done ]
+	# without it, the unknown store is there to read
+	pol '# visible'
+	run -0 sbx -- cat "$H/.unknown-tool/session"
+	[ "$output" = "$MARK" ]
+}
+
+@test "home private keeps the shim and the helper when they live in the home" {
+	mkdir -p "$H/tools"
+	cp "$SHIM" "$HELPER" "$H/tools/"
+	own
+	pol 'home private'
+	# the agent preloads the shim from the home; its shells' children keep it
+	run as_nobody env -i HOME="$H" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+		XDG_STATE_HOME="$R/state" ENVSHIM_POLICY="$POLICY" GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 \
+		LD_PRELOAD="$H/tools/libenvshim.so" /usr/bin/python3 -c 'import subprocess, sys
+sys.exit(subprocess.run(["sh", "-c", "cat /proc/self/maps | grep -c libenvshim; env | grep -c GITHUB_TOKEN; echo ran"]).returncode)'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" -ge 1 ]
+	[ "${lines[1]}" = 0 ]
+	[ "${lines[-1]}" = ran ]
+	lacks "cannot be preloaded"
+}
