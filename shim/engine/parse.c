@@ -34,7 +34,7 @@ enum kw_kind {
 	KW_REVEAL
 };
 
-enum path_list { PL_RW, PL_RO, PL_HIDE };
+enum path_list { PL_RW, PL_RO, PL_HIDE, PL_REVEAL };
 
 struct kw {
 	const char	*name;
@@ -62,7 +62,7 @@ static const struct kw kws[] = {
 	{ "ro",			KW_PATH,	PL_RO },
 	{ "hide",		KW_PATH,	PL_HIDE },
 	{ "log",		KW_LOG,		0 },
-	{ "reveal",		KW_REVEAL,	0 }
+	{ "reveal",		KW_REVEAL,	PL_REVEAL }
 };
 
 /* A scalar keyword: its words, their values, and where they are stored. */
@@ -469,6 +469,10 @@ do_path(struct line *l, const struct kw *k)
 		list = p->ro;
 		np = &p->nro;
 		break;
+	case PL_REVEAL:
+		list = p->reveal;
+		np = &p->nreveal;
+		break;
 	default:
 		list = p->hide;
 		np = &p->nhide;
@@ -518,27 +522,15 @@ do_log(struct line *l)
  * error: a reveal that matched nothing would look like it worked.
  */
 static int
-do_reveal(struct line *l)
+do_reveal(struct line *l, const struct kw *k)
 {
-	struct es_policy	*p = l->p;
-	size_t			 i;
-
 	if (l->arglen == 0)
 		return fail(l, "reveal needs a path from the builtin hide list");
 	if (es_hide_find(l->arg, l->arglen) == NULL)
 		return fail(l, "reveal: %.64s%s is not in the builtin hide "
 		    "list (envshim policy --builtin prints it)", l->arg,
 		    l->arglen > 64 ? "..." : "");
-	for (i = 0; i < p->nreveal; i++)
-		if (strcmp(p->reveal[i].s, l->arg) == 0)
-			return 0;
-	if (p->nreveal == ES_MAX_PATHS)
-		return fail(l, "too many reveal lines (at most %d)",
-		    ES_MAX_PATHS);
-	p->reveal[p->nreveal].layer = l->layer;
-	p->reveal[p->nreveal].line = l->lineno;
-	p->reveal[p->nreveal++].s = commit(l);
-	return 0;
+	return do_path(l, k);
 }
 
 static int
@@ -569,7 +561,7 @@ statement(struct line *l)
 	case KW_PATH:
 		return do_path(l, k);
 	case KW_REVEAL:
-		return do_reveal(l);
+		return do_reveal(l, k);
 	default:
 		return do_log(l);
 	}
