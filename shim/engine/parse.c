@@ -708,6 +708,21 @@ putitems(struct out *o, const struct es_policy *p, unsigned int flags,
 			    it[i].line);
 }
 
+/* A compiled-in list, printed by fn(buf, len) -> length or -1. */
+static void
+putlist(struct out *o, long (*fn)(char *, size_t))
+{
+	long	n;
+
+	n = fn(o->pos < o->len ? o->buf + o->pos : NULL,
+	    o->pos < o->len ? o->len - o->pos : 0);
+	/* Too small: measure, so the caller's -1 is reported. */
+	if (n < 0)
+		n = fn(NULL, 0);
+	if (n > 0)
+		o->pos += (size_t)n;
+}
+
 long
 es_policy_format(const struct es_policy *p, unsigned int flags,
     char *buf, size_t len)
@@ -760,21 +775,8 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 		    r->line);
 	}
 	if (flags & ES_FMT_BUILTIN) {
-		long	n;
-
-		n = es_names_format(o.pos < len ? buf + o.pos : NULL,
-		    o.pos < len ? len - o.pos : 0);
-		/* Too small: measure, so the -1 below is reported. */
-		if (n < 0)
-			n = es_names_format(NULL, 0);
-		if (n > 0)
-			o.pos += (size_t)n;
-		n = es_hide_format(o.pos < len ? buf + o.pos : NULL,
-		    o.pos < len ? len - o.pos : 0);
-		if (n < 0)
-			n = es_hide_format(NULL, 0);
-		if (n > 0)
-			o.pos += (size_t)n;
+		putlist(&o, es_names_format);
+		putlist(&o, es_hide_format);
 	}
 	if (o.pos >= len)
 		return -1;
