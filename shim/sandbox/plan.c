@@ -372,9 +372,10 @@ add_back(struct es_sbx_plan *pl, const char *path, const char *home)
 	n = snprintf(buf, sizeof(buf), "%s", path);
 	if (path[0] == '~')
 		n = snprintf(buf, sizeof(buf), "%s%s", home, path + 1);
-	if (n < 0 || (size_t)n >= sizeof(buf) || lstat(buf, &st) == -1 ||
-	    stat(buf, &st) == -1 || (rp = xstrdup(buf)) == NULL)
+	/* stat, not lstat: a dangling link has nothing to bind */
+	if (n < 0 || (size_t)n >= sizeof(buf) || stat(buf, &st) == -1)
 		return;
+	rp = xstrdup(buf);
 	if (!add_mnt(pl, ES_MK_BACK, rp))
 		free(rp);
 }
