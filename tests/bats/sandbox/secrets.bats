@@ -226,11 +226,16 @@ sys.exit(subprocess.run(["bash", "-c", sys.argv[3]]).returncode)' "$R/seeded" "$
 	echo '{"old":1}' >"$H/.claude.json"
 	own
 	# the kernel detaches a bind whose file is renamed over in another
-	# mount namespace; the next shell is hidden again (test above)
-	sbx -- sh -c 'wc -c <~/.claude.json; sleep 1.5; cat ~/.claude.json' >"$R/out" 2>&1 &
+	# mount namespace; the next shell is hidden again (test above).  The
+	# shell and the rename take turns through files in the workspace.
+	sbx -- sh -c 'wc -c <~/.claude.json; : >started
+	    for _ in $(seq 200); do [ -e renamed ] && break; sleep 0.05; done
+	    cat ~/.claude.json' >"$R/out" 2>&1 &
 	BGPID=$!
-	sleep 0.7
-	as_nobody sh -c "echo '$MARK' >'$H/.claude.json.tmp' && mv '$H/.claude.json.tmp' '$H/.claude.json'"
+	for _ in $(seq 200); do [ -e "$WS/started" ] && break; sleep 0.05; done
+	[ -e "$WS/started" ]
+	as_nobody sh -c "echo '$MARK' >'$H/.claude.json.tmp' && mv '$H/.claude.json.tmp' '$H/.claude.json' &&
+	    : >'$WS/renamed'"
 	wait "$BGPID"
 	BGPID=
 	[ "$(head -1 "$R/out")" = 0 ]
