@@ -314,10 +314,17 @@ walk(struct walk *w, char *buf, size_t len, const char *pat,
 	return rc;
 }
 
-/* A "$NAME" value we may use: absolute, and no ".." anywhere. */
+/*
+ * A "$NAME" value we may use: absolute, no ".." anywhere, and not the
+ * system's own trees (the variable comes from the shell's environment).
+ */
 static const char *
 var_base(const char *pat, const char **rest)
 {
+	static const char *const sys[] = {
+		"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/proc",
+		"/sys", "/dev", "/nix"
+	};
 	char name[64];
 	const char *e = strchrnul(pat + 1, '/'), *v;
 	size_t n = (size_t)(e - pat - 1);
@@ -328,6 +335,15 @@ var_base(const char *pat, const char **rest)
 	name[n] = '\0';
 	if ((v = getenv(name)) == NULL || v[0] != '/' || strstr(v, "/..") != NULL)
 		return NULL;
+	/* a child the agent gave CLOUDSDK_CONFIG=/usr must not empty /usr */
+	if (v[strspn(v, "/")] == '\0')
+		return NULL;
+	for (n = 0; n < sizeof(sys) / sizeof(sys[0]); n++) {
+		size_t k = strlen(sys[n]);
+
+		if (strncmp(v, sys[n], k) == 0 && (v[k] == '\0' || v[k] == '/'))
+			return NULL;
+	}
 	*rest = e;
 	return v;
 }

@@ -367,3 +367,15 @@ sys.exit(subprocess.run(["sh", "-c", "cat /proc/self/maps | grep -c libenvshim; 
 	[ "${lines[-1]}" = ran ]
 	lacks "cannot be preloaded"
 }
+
+@test "a moved-home variable hides below it, never the system's trees" {
+	mkdir -p "$H/elsewhere"
+	echo "$MARK" >"$H/elsewhere/auth.json"
+	own
+	run -0 as_nobody env -i HOME="$H" PATH=/usr/local/bin:/usr/bin:/bin LANG=C \
+		CODEX_HOME="$H/elsewhere" CLOUDSDK_CONFIG=/usr HF_HOME=/ "$HELPER" -- \
+		sh -c 'cat ~/elsewhere/auth.json; ls /usr | grep -cx bin; ls / | grep -cx usr'
+	lacks "$MARK"
+	[ "${lines[0]}" = 1 ]
+	[ "${lines[1]}" = 1 ]
+}
