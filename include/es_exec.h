@@ -67,6 +67,11 @@ struct es_audit {
 	const struct es_verdict	*v;		/* ... and its verdicts (or NULL) */
 	const struct es_policy	*p;		/* masks secret-shaped argv */
 	const char *const	*quiet;		/* entries not worth listing (or NULL) */
+	int			 program;	/* 1 + the program rule it runs under, or 0 */
+	const char		*program_rule;	/* its "file:line"; NULL: from p */
+	char *const		*own;		/* the agent's own environment: a */
+						/* secret dropped that is not there */
+						/* was set for this launch (lost) */
 };
 
 /*

@@ -14,6 +14,9 @@
 #define ES_MAX_PATHS		64	/* each of rw, ro, hide */
 #define ES_HIDE_MOUNTS		512	/* paths the builtin hide list expands to */
 #define ES_MAX_SHELLS		32	/* extra shell names */
+#define ES_MAX_PROGRAMS		32	/* program rules (distinct programs) */
+#define ES_PROGRAM_WORDS	8	/* a program's name and leading arguments */
+#define ES_PROGRAM_KEEPS	16	/* keep patterns of one program */
 #define ES_POLICY_TEXT_MAX	65536	/* bytes of one policy file */
 #define ES_PATTERN_MAX		255	/* bytes of one pattern */
 #define ES_LITERAL_MAX		1024	/* bytes of one secret-value literal */

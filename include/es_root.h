@@ -17,7 +17,7 @@
 #include "es_policy.h"
 
 #define ES_MAX_POPEN	64	/* popen streams open at once */
-#define ES_NFORCED	7	/* LD_PRELOAD and the ENVSHIM_* a child inherits */
+#define ES_NFORCED	8	/* LD_PRELOAD and the ENVSHIM_* a child inherits */
 
 /* What each string of the state may hold, with its NUL. */
 #define ES_CAP_PRELOAD	(ES_PATH_MAX + 16)		/* LD_PRELOAD=... */
@@ -26,9 +26,11 @@
 #define ES_CAP_WS	(ES_PATH_MAX + 32)		/* ENVSHIM_WORKSPACE=... */
 #define ES_CAP_LAUNCH	(ES_SNAPSHOT_MAX * 34 + 32)	/* ENVSHIM_LAUNCH=... */
 #define ES_CAP_CONFIG	(ES_POLICY_TEXT_MAX + 32)	/* ENVSHIM_CONFIG=... */
+#define ES_CAP_PROGRAM	(ES_PATH_MAX + 64)		/* ENVSHIM_PROGRAM=i:file:line */
 /* Room for all of them at their largest, the helper and the log path. */
 #define ES_SHIM_TEXT	(1 + ES_CAP_PRELOAD + 2 * ES_PATH_MAX + ES_CAP_AGENT + \
-			 ES_CAP_NS + ES_CAP_WS + ES_CAP_LAUNCH + ES_CAP_CONFIG)
+			 ES_CAP_NS + ES_CAP_WS + ES_CAP_LAUNCH + ES_CAP_CONFIG + \
+			 ES_CAP_PROGRAM)
 
 /* Contain mode's launch state: present only in the agent's namespace. */
 #define ES_CONTAIN_NAME	"envshim/contain"
@@ -63,6 +65,11 @@ struct es_shim {
 	int			 self_launcher;	/* the agent, as a shell or env... */
 	pid_t			 self_pid;	/* ...when getpid() is still this */
 	long			 sandbox_pid;	/* inside: the sandboxed launch's pid outside */
+	int			 is_agent;	/* this process is the agent: it */
+						/* alone matches program rules */
+	int			 program;	/* 1 + the program rule this */
+						/* process runs under; 0 none */
+	const char		*program_rule;	/* its "file:line", from the mark */
 	const char		*ldso;		/* the ld.so that loaded us: a */
 						/* target naming another loader */
 						/* is unfollowable */
@@ -86,6 +93,7 @@ struct es_shim {
 	char			*e_ws;
 	char			*e_launch;
 	char			*e_config;
+	char			*e_program;	/* the mark: ENVSHIM_PROGRAM=... */
 	size_t			 text_used;
 	struct es_policy	 pol;
 	struct es_snapshot	 snap;

@@ -78,6 +78,29 @@ keep_var(struct es_shim *s, char *const *vars, char **dst, size_t cap, const cha
 }
 
 /*
+ * A launch the agent made of a program rule's program, or a descendant
+ * of one: the mark, "I:FILE:LINE", names the rule.  A mark naming no rule
+ * of this policy is no mark (its keeps would be a guess).
+ */
+static void
+marked(struct es_shim *s)
+{
+	const char *m = s->e_program;
+	unsigned long long i;
+
+	if (strncmp(m, "ENVSHIM_PROGRAM=", 16) != 0)
+		return;
+	m += 16;
+	if (nums(m, &i, 1) != 1 || i >= s->pol.nprograms ||
+	    (m = strchr(m, ':')) == NULL) {
+		s->e_program = s->text;
+		return;
+	}
+	s->program = (int)i + 1;
+	s->program_rule = m + 1;
+}
+
+/*
  * Any other process: the launch state comes from vars, the load-time
  * environment (or, in contain mode, the namespace's contain file).
  */
@@ -96,6 +119,7 @@ init_child(struct es_shim *s, char *const *vars)
 	keep_var(s, vars, &s->e_launch, ES_CAP_LAUNCH, "ENVSHIM_LAUNCH");
 	keep_var(s, vars, &s->e_agent, ES_CAP_AGENT, "ENVSHIM_AGENT");
 	keep_var(s, vars, &s->e_ws, ES_CAP_WS, "ENVSHIM_WORKSPACE");
+	keep_var(s, vars, &s->e_program, ES_CAP_PROGRAM, "ENVSHIM_PROGRAM");
 	/* s is static and this process fresh: its policy is still all zero. */
 	if (cfg == NULL)
 		cfg = "";
@@ -109,6 +133,7 @@ init_child(struct es_shim *s, char *const *vars)
 	}
 	if (es_snapshot_decode(es_env_value(vars, "ENVSHIM_LAUNCH"), &s->snap) != 0)
 		es_broken(s, "malformed ENVSHIM_LAUNCH", NULL);
+	marked(s);
 	if (agent != NULL && nums(agent, a, 3) >= 2) {
 		s->have_agent = 1;
 		s->agent_dev = (dev_t)a[0];
@@ -504,14 +529,19 @@ es_shim_init(struct es_shim *s, char **argv)
 		s->forced[k++] = s->e_ws;
 	if (s->e_ns[0] != '\0')
 		s->forced[k++] = s->e_ns;
+	if (s->e_program[0] != '\0')
+		s->forced[k++] = s->e_program;
 	s->forced[k] = NULL;
 	quiet_list(s, root);
 	if (contain != 0)
 		contain_self(s, argv);
 	if (!s->broken && holds_secrets(s, root, argv)) {
+		s->is_agent = 1;
 		s->self_launcher = is_launcher(s);
 		s->self_pid = getpid();
 		if (s->pol.protect_self)
 			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	}
+	} else if (!s->broken && s->program != 0 && s->pol.protect_self)
+		/* What a program rule kept is as secret as the agent's. */
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }

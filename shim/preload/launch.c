@@ -500,6 +500,100 @@ es_helper(const struct es_shim *s)
 	return NULL;
 }
 
+/* ---- program rules: the agent's own launches of programs the user named ---- */
+
+/* Is the file real (resolved) in the workspace, which sandboxed shells write? */
+static int
+in_workspace(const struct es_shim *s, const char *real)
+{
+	const char *ws = s->e_ws;
+	size_t n;
+
+	if (strncmp(ws, "ENVSHIM_WORKSPACE=", 18) != 0)
+		return 0;
+	ws += 18;
+	n = strlen(ws);
+	if (n == 0 || (n == 1 && ws[0] == '/'))
+		return 0;
+	return strncmp(real, ws, n) == 0 && real[n] == '/';
+}
+
+/*
+ * Only the agent's own launches are matched: a tool, a shell and anything
+ * in the sandbox never are, so a command the model types gets nothing
+ * however it names the program.  Nor is a file in the workspace, which
+ * the model's shells can write (a "github-mcp-server" of its own, named
+ * in a project's MCP configuration).  The file is resolved through an
+ * O_PATH descriptor (readlink of /proc/self/fd/N: AS-safe, unlike
+ * realpath); one that cannot be resolved is not matched.
+ */
+int
+es_program_for(const struct es_shim *s, const struct es_target *t,
+    const char *path, char *const *argv)
+{
+	char proc[32], real[ES_PATH_MAX];
+	ssize_t r = -1;
+	int fd, m;
+
+	if (!s->is_agent || s->inside || s->program != 0 ||
+	    s->pol.nprograms == 0 || !t->found || t->agent || t->shell)
+		return 0;
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd >= 0) {
+		r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
+		close(fd);
+	}
+	if (r <= 0)
+		return 0;
+	real[r] = '\0';
+	if (in_workspace(s, real))
+		return 0;
+	m = es_program_match(&s->pol, path, real, argv);
+	return m + 1;
+}
+
+/*
+ * In a marked subtree, does a launch of path keep the rule's names?  Not
+ * when the file is in the workspace: the model's shells wrote it, and a
+ * program that reads the workspace (npm's project .npmrc names a
+ * script-shell) could have been pointed at it.
+ */
+static int
+subtree_keeps(const struct es_shim *s, const char *path)
+{
+	char proc[32], real[ES_PATH_MAX];
+	ssize_t r = -1;
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	if (fd >= 0) {
+		r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
+		close(fd);
+	}
+	if (r <= 0)
+		return 1;	/* nothing there: the exec fails anyway */
+	real[r] = '\0';
+	return !in_workspace(s, real);
+}
+
+/* "ENVSHIM_PROGRAM=I:FILE:LINE" for program rule i, into pl->mark. */
+static const char *
+program_mark(const struct es_shim *s, struct es_plan *pl, int i)
+{
+	const struct es_program *pr = &s->pol.programs[i];
+	char d[24];
+
+	pl->mark[0] = '\0';
+	es_cat(pl->mark, sizeof(pl->mark), "ENVSHIM_PROGRAM=");
+	es_cat(pl->mark, sizeof(pl->mark), decimal(d, (unsigned long long)i));
+	es_cat(pl->mark, sizeof(pl->mark), ":");
+	if (es_cat(pl->mark, sizeof(pl->mark), pr->layer < s->pol.nlayers ?
+	    s->pol.layer_name[pr->layer] : "?") != 0)
+		es_cat(pl->mark, sizeof(pl->mark), "(long name)");
+	es_cat(pl->mark, sizeof(pl->mark), ":");
+	es_cat(pl->mark, sizeof(pl->mark), decimal(d, pr->line));
+	return pl->mark;
+}
+
 /* ---- the plan: filtered env and argv in one arena ---- */
 
 static size_t
@@ -542,9 +636,11 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 {
 	const struct es_policy *p = &s->pol;
 	size_t argc = 0, bytes = 0, i, outcap, need, scratch, nf = 0;
-	const char *helper = NULL, *forced[ES_NFORCED + 2];
+	const char *helper = NULL, *forced[ES_NFORCED + 3];
 	char *base;
 	long k;
+	unsigned int flags = pl->agent ? ES_F_AGENT : 0;
+	int prog = pl->program;
 
 	/* The shim's own variables, the agent's identity moved if it moved. */
 	for (i = 0; s->forced[i] != NULL; i++)
@@ -552,6 +648,13 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 			forced[nf++] = s->forced[i];
 	if (pl->agent_var != NULL)
 		forced[nf++] = pl->agent_var;
+	/* A launch the agent makes of a program rule's program is marked. */
+	if (pl->program != 0)
+		forced[nf++] = program_mark(s, pl, pl->program - 1);
+	else if (s->program != 0 && subtree_keeps(s, pl->target))
+		prog = s->program;
+	if (prog != 0)
+		flags |= ES_F_PROGRAM(prog - 1);
 	forced[nf] = NULL;
 	pl->map = NULL;
 	pl->n = 0;
@@ -590,7 +693,7 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	base += align8((argc + 8) * sizeof(char *));
 	pl->logbuf = base;
 	base += ES_LOG_LINE;
-	k = es_filter(p, &s->snap, pl->agent ? ES_F_AGENT : 0, pl->in, pl->n,
+	k = es_filter(p, &s->snap, flags, pl->in, pl->n,
 	    forced, pl->envp, outcap, pl->v, base, scratch);
 	if (k < 0) {
 		pl->why = "environment could not be filtered";
@@ -676,6 +779,11 @@ es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, char *c
 	a.v = pl->v;
 	a.p = &s->pol;
 	a.quiet = s->quiet;
+	a.program = pl->program != 0 ? pl->program : s->program;
+	a.program_rule = pl->program != 0 ? NULL : s->program_rule;
+	/* What a shell lost was never meant for it: no hint names a shell. */
+	if (s->is_agent && !s->inside && !es_is_shell(&s->pol, pl->path))
+		a.own = environ;
 	len = es_audit_format(&a, pl->logbuf, ES_LOG_LINE);
 	if (len > 0)
 		audit_write(s, pl->logbuf, (size_t)len);

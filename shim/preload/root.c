@@ -31,7 +31,7 @@ void
 es_text_init(struct es_shim *s)
 {
 	char **p[] = { &s->helper, &s->log_path, &s->e_preload, &s->e_agent,
-	    &s->e_ns, &s->e_ws, &s->e_launch, &s->e_config };
+	    &s->e_ns, &s->e_ws, &s->e_launch, &s->e_config, &s->e_program };
 	size_t i;
 
 	if (s->text_used == 0) {

@@ -41,10 +41,14 @@ struct es_plan {
 	char			*logbuf;
 	int			 action, agent;
 	const char		*agent_var;	/* replaces ENVSHIM_AGENT, or NULL */
+	int			 program;	/* 1 + the program rule this launch */
+						/* matched (es_program_for), or 0 */
 	const char		*why;
 	void			*map;
 	size_t			 maplen;
 	char			 stack[ES_STACK_ARENA];
+	char			 mark[ES_CAP_PROGRAM];	/* when program: the */
+						/* ENVSHIM_PROGRAM entry it gets */
 };
 
 /* ---- ctor.c: runs once, before any hook; may allocate and read files ---- */
@@ -65,6 +69,13 @@ int	 es_decide(const struct es_shim *, const struct es_target *, const char **wh
 /* The sandbox helper to run now, or NULL when none is installed. */
 const char *es_helper(const struct es_shim *);
 const char *es_precheck(const struct es_shim *, char *const *argv);
+/*
+ * 1 + the program rule a launch by the agent itself of path (judged t)
+ * matches, or 0.  Only the agent, outside the sandbox, matches; never a
+ * shell, nor the agent's own executable.
+ */
+int	 es_program_for(const struct es_shim *, const struct es_target *,
+	    const char *path, char *const *argv);
 /* Clears all but the stack arena, which es_plan_make carves before use. */
 void	 es_plan_init(struct es_plan *, const char *hook, const char *path,
 	    const char *target, char *const *in);
