@@ -120,6 +120,10 @@ struct es_policy {
 	struct es_item	 shells[ES_MAX_SHELLS];
 	size_t		 nprograms;
 	struct es_program programs[ES_MAX_PROGRAMS];
+	size_t		 nreveal;		/* builtin hide entries re-shown */
+	struct es_item	 reveal[ES_MAX_PATHS];
+	unsigned char	 home_private, home_private_layer;	/* "home private" */
+	unsigned int	 home_private_line;
 	size_t		 arena_used;
 	char		 arena[ES_POLICY_ARENA];
 	/* The builtin name index, built with the program (names_ix.c). */

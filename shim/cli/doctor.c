@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gnu/libc-version.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "es_hide.h"
 #include "es_load.h"
 #include "cmd.h"
 #include "es_landlock.h"
@@ -483,6 +485,344 @@ check_log(struct doc *d, const struct es_policy *p)
 	result(d, 1, "log", msg, NULL);
 }
 
+/* The hidden paths found on this machine, for the credential checks. */
+struct found {
+	char		**path;
+	unsigned char	 *group;	/* its entry's group */
+	size_t		  n, cap;
+	int		  oom;
+	unsigned char	  cur;		/* the group of the entry expanded now */
+	const char	 *home;
+	int		  builtin;	/* the list's exceptions apply */
+};
+
+static void
+found_add(void *arg, const char *path, int isdir)
+{
+	struct found *f = arg;
+	unsigned char *ng;
+	char **np, *p;
+
+	size_t i;
+
+	(void)isdir;
+	if (f->builtin && es_hide_kept(path, f->home))
+		return;
+	/* two entries for one file ($XDG_CONFIG_HOME/gh and ~/.config/gh) */
+	for (i = 0; i < f->n; i++)
+		if (strcmp(f->path[i], path) == 0)
+			return;
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 64;
+		if ((np = realloc(f->path, f->cap * sizeof(*np))) == NULL ||
+		    (f->path = np, (ng = realloc(f->group, f->cap)) == NULL)) {
+			f->oom = 1;
+			return;
+		}
+		f->group = ng;
+	}
+	if ((p = strdup(path)) == NULL) {
+		f->oom = 1;
+		return;
+	}
+	f->group[f->n] = f->cur;
+	f->path[f->n++] = p;
+}
+
+static void
+found_free(struct found *f)
+{
+	while (f->n > 0)
+		free(f->path[--f->n]);
+	free(f->path);
+	free(f->group);
+	f->path = NULL;
+	f->group = NULL;
+	f->cap = 0;
+}
+
+/* path as the user writes it: the home as "~", no raw bytes. */
+static void
+put_path(const char *path, const char *home)
+{
+	size_t n = home != NULL ? strlen(home) : 0;
+
+	if (n > 0 && strncmp(path, home, n) == 0 && path[n] == '/') {
+		fputs("~", stdout);
+		path += n;
+	}
+	es_cmd_putname(stdout, path, strlen(path));
+}
+
+/* Is path hidden: one of the hidden paths, or below one? */
+static int
+is_hidden(const struct found *f, const char *path)
+{
+	size_t i, n;
+
+	for (i = 0; i < f->n; i++) {
+		n = strlen(f->path[i]);
+		if (strncmp(f->path[i], path, n) == 0 &&
+		    (path[n] == '\0' || path[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Does the policy reveal builtin entry e?  Its item, or NULL. */
+static const struct es_item *
+revealed(const struct es_policy *p, const struct es_hide_entry *e)
+{
+	size_t i;
+
+	for (i = 0; p->nlayers > 0 && i < p->nreveal; i++)
+		if (strcmp(p->reveal[i].s, e->path) == 0)
+			return &p->reveal[i];
+	return NULL;
+}
+
+/*
+ * A name that says "credential" (the research's patterns, as csandbox's
+ * and firejail's lists use them), ASCII case ignored.
+ */
+static int
+credential_name(const char *name)
+{
+	static const char *const word[] = {
+		"credential", "secret", "token", "passw", "apikey", "api_key",
+		"private_key", "privatekey"
+	};
+	static const char *const tail[] = {
+		".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx",
+		".ovpn", ".asc", ".gpg", "_rsa", "_ed25519", "_ecdsa"
+	};
+	char low[NAME_MAX + 1];
+	size_t i, n = strlen(name), k;
+
+	if (n > NAME_MAX)
+		return 0;
+	for (i = 0; i <= n; i++)
+		low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ?
+		    name[i] - 'A' + 'a' : name[i]);
+	if (strcmp(low, ".env") == 0 || strncmp(low, ".env.", 5) == 0 ||
+	    strcmp(low, "auth.json") == 0)
+		return 1;
+	for (i = 0; i < sizeof(word) / sizeof(word[0]); i++)
+		if (strstr(low, word[i]) != NULL)
+			return 1;
+	for (i = 0; i < sizeof(tail) / sizeof(tail[0]); i++) {
+		k = strlen(tail[i]);
+		if (n > k && strcmp(low + n - k, tail[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Files every shell must read: a secret there is moved out, not hidden. */
+static int
+shell_file(const char *name)
+{
+	static const char *const rc[] = {
+		".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc",
+		".zshenv", ".zprofile", ".gitconfig"
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rc) / sizeof(rc[0]); i++)
+		if (strcmp(name, rc[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The secret shape in a regular file's first 4 KiB, or NULL.  The bytes
+ * are looked at, never shown.
+ */
+static const char *
+secret_inside(const struct es_policy *p, const char *path)
+{
+	char buf[4096];
+	const char *what = NULL;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return NULL;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (n = read(fd, buf, sizeof(buf))) <= 0) {
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	if (!es_secret_value(p->nlayers > 0 ? p : NULL, buf, (size_t)n, &what))
+		what = NULL;
+	return what;
+}
+
+/* One file of the home's top two levels that looks like a credential. */
+static void
+warn_unknown(struct doc *d, const struct es_policy *p, const char *path,
+    const char *name, const char *home)
+{
+	const char *shape = secret_inside(p, path);
+	int byname = credential_name(name);
+
+	if (!byname && shape == NULL)
+		return;
+	printf("%s--  %s credential-like, not hidden: ", d->colour ?
+	    "\033[33m" : "", d->colour ? "\033[0m" : "");
+	put_path(path, home);
+	if (shape != NULL)
+		printf(" (its first 4 KiB hold a %s shape)\n", shape);
+	else
+		printf(" (by its name)\n");
+	if (shell_file(name)) {
+		printf("     fix: shells read it: move the secret out of it\n");
+		return;
+	}
+	printf("     fix: add to your policy: hide ");
+	put_path(path, home);
+	putchar('\n');
+}
+
+/*
+ * The top two levels of root: what the hide list does not know.  skip
+ * names a directory of root scanned as a root of its own.
+ */
+static void
+scan_root(struct doc *d, const struct es_policy *p, const struct found *f,
+    const char *home, const char *root, const char *skip)
+{
+	char path[ES_PATH_MAX], sub[ES_PATH_MAX];
+	struct dirent *de, *de2;
+	struct stat st;
+	DIR *top, *dir;
+
+	if (is_hidden(f, root) || (top = opendir(root)) == NULL)
+		return;
+	while ((de = readdir(top)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", root, de->d_name) >=
+		    (int)sizeof(path) || is_hidden(f, path) ||
+		    lstat(path, &st) == -1)
+			continue;
+		if (!S_ISDIR(st.st_mode)) {
+			if (S_ISREG(st.st_mode))
+				warn_unknown(d, p, path, de->d_name, home);
+			continue;
+		}
+		if ((skip != NULL && strcmp(de->d_name, skip) == 0) ||
+		    (dir = opendir(path)) == NULL)
+			continue;
+		while ((de2 = readdir(dir)) != NULL) {
+			if (de2->d_name[0] == '.' && (de2->d_name[1] == '\0' ||
+			    (de2->d_name[1] == '.' && de2->d_name[2] == '\0')))
+				continue;
+			if (snprintf(sub, sizeof(sub), "%s/%s", path,
+			    de2->d_name) >= (int)sizeof(sub) ||
+			    is_hidden(f, sub) || lstat(sub, &st) == -1 ||
+			    !S_ISREG(st.st_mode))
+				continue;
+			warn_unknown(d, p, sub, de2->d_name, home);
+		}
+		closedir(dir);
+	}
+	closedir(top);
+}
+
+/*
+ * The home's top two levels, and those of ~/.config and ~/.local/share,
+ * where most tools keep their files.
+ */
+static void
+scan_home(struct doc *d, const struct es_policy *p, const struct found *f,
+    const char *home)
+{
+	char root[ES_PATH_MAX];
+
+	scan_root(d, p, f, home, home, ".config");
+	snprintf(root, sizeof(root), "%s/.config", home);
+	scan_root(d, p, f, home, root, NULL);
+	snprintf(root, sizeof(root), "%s/.local/share", home);
+	scan_root(d, p, f, home, root, NULL);
+}
+
+/*
+ * Which credential stores this machine has and shells cannot read (names
+ * only), which the policy reveals, and what looks like a credential but
+ * is not hidden.  Warnings, never failures: the list cannot know them all.
+ */
+static void
+check_secrets(struct doc *d, const struct es_policy *p)
+{
+	const char *home = getenv("HOME");
+	struct es_hide_dirs dirs;
+	const struct es_item *r;
+	struct found f, rev;
+	char msg[128], e[ES_PATH_MAX];
+	size_t i, j, nhidden;
+	int rc = 0;
+
+	if (home == NULL || home[0] != '/') {
+		result(d, 1, "credential files", "HOME is not set: nothing to "
+		    "look at", NULL);
+		return;
+	}
+	memset(&dirs, 0, sizeof(dirs));
+	memset(&f, 0, sizeof(f));
+	memset(&rev, 0, sizeof(rev));
+	f.home = rev.home = home;
+	f.builtin = rev.builtin = 1;
+	for (i = 0; i < es_hide_n && rc == 0; i++) {
+		if (es_hide_list[i].flags & ES_HIDE_KEEP)
+			continue;
+		r = revealed(p, &es_hide_list[i]);
+		/* the group names the reveal line: its index among them */
+		rev.cur = r != NULL ? (unsigned char)(r - p->reveal) : 0;
+		f.cur = es_hide_list[i].group;
+		rc = es_hide_expand(&dirs, es_hide_list[i].path, home,
+		    found_add, r != NULL ? &rev : &f);
+	}
+	nhidden = f.n;
+	/* the policy's own hide lines count as hidden, not as unknown */
+	f.builtin = 0;
+	for (i = 0; p->nlayers > 0 && i < p->nhide && rc == 0; i++)
+		if (p->hide[i].s[0] == '/' || p->hide[i].s[0] == '~') {
+			snprintf(e, sizeof(e), "%s%s", p->hide[i].s[0] == '~' ?
+			    home : "", p->hide[i].s + (p->hide[i].s[0] == '~'));
+			rc = es_hide_expand(&dirs, e, home, found_add, &f);
+		}
+	es_hide_dirs_free(&dirs);
+	if (rc == -1 || f.oom || rev.oom) {
+		result(d, 0, "credential files", "could not list them: out "
+		    "of memory or a path too long", NULL);
+		found_free(&f);
+		found_free(&rev);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "%zu credential store%s on this machine "
+	    "that shells see empty", nhidden, nhidden == 1 ? "" : "s");
+	result(d, 1, "credential files", msg, NULL);
+	for (j = 0; j < nhidden; j++) {
+		printf("     hidden (%s): ", es_hide_groups[f.group[j]].name);
+		put_path(f.path[j], home);
+		putchar('\n');
+	}
+	for (j = 0; j < rev.n; j++) {
+		r = &p->reveal[rev.group[j]];
+		printf("     revealed (%s:%u): ", p->layer_name[r->layer],
+		    r->line);
+		put_path(rev.path[j], home);
+		putchar('\n');
+	}
+	scan_home(d, p, &f, home);
+	found_free(&f);
+	found_free(&rev);
+}
+
 int
 es_cmd_doctor(int argc, char **argv)
 {
@@ -526,6 +866,7 @@ es_cmd_doctor(int argc, char **argv)
 	check_policy(&d, es_cmd_policy_file(file), p);
 	check_system(&d);
 	check_log(&d, p);
+	check_secrets(&d, p);
 	free(p);
 	if (d.fails > 0)
 		printf("\n%d check%s failed\n", d.fails, d.fails == 1 ? "" : "s");

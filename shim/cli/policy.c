@@ -77,7 +77,8 @@ es_cmd_policy(int argc, char **argv)
 	fwrite(buf, 1, (size_t)n, stdout);
 	if (!(flags & ES_FMT_BUILTIN))
 		printf("# and the builtin lists (injection, secret names and "
-		    "shapes, capabilities): envshim policy --builtin\n");
+		    "shapes, capabilities, hidden files): envshim policy "
+		    "--builtin\n");
 	free(buf);
 	free(p);
 	return fflush(stdout) == 0 ? 0 : ES_EXIT_FAIL;

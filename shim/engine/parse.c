@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "es_exec.h"
+#include "es_hide.h"
 #include "es_policy.h"
 #include "names.h"
 
@@ -31,10 +32,11 @@ enum kw_kind {
 	KW_SHELL,
 	KW_PATH,
 	KW_LOG,
+	KW_REVEAL,
 	KW_PROGRAM
 };
 
-enum path_list { PL_RW, PL_RO, PL_HIDE };
+enum path_list { PL_RW, PL_RO, PL_HIDE, PL_REVEAL };
 
 struct kw {
 	const char	*name;
@@ -48,6 +50,7 @@ static const struct kw kws[] = {
 	{ "network",		KW_ENUM,	2 },
 	{ "unfollowable",	KW_ENUM,	3 },
 	{ "protect-self",	KW_ENUM,	4 },
+	{ "home",		KW_ENUM,	5 },
 	{ "drop",		KW_RULE,	ES_RULE_DROP },
 	{ "keep",		KW_RULE,	ES_RULE_KEEP },
 	{ "injection",		KW_RULE,	ES_RULE_INJECTION },
@@ -61,6 +64,7 @@ static const struct kw kws[] = {
 	{ "ro",			KW_PATH,	PL_RO },
 	{ "hide",		KW_PATH,	PL_HIDE },
 	{ "log",		KW_LOG,		0 },
+	{ "reveal",		KW_REVEAL,	PL_REVEAL },
 	{ "program",		KW_PROGRAM,	0 }
 };
 
@@ -101,7 +105,12 @@ static const struct scalar scalars[] = {
 	{ "protect-self", "yes or no", { "yes", "no", NULL }, { 1, 0, 0 },
 	    offsetof(struct es_policy, protect_self),
 	    offsetof(struct es_policy, protect_self_layer),
-	    offsetof(struct es_policy, protect_self_line) }
+	    offsetof(struct es_policy, protect_self_line) },
+	{ "home", "visible or private", { "visible", "private", NULL },
+	    { 0, 1, 0 },
+	    offsetof(struct es_policy, home_private),
+	    offsetof(struct es_policy, home_private_layer),
+	    offsetof(struct es_policy, home_private_line) }
 };
 
 static const char *const rule_kw[] = {
@@ -466,6 +475,10 @@ do_path(struct line *l, const struct kw *k)
 		list = p->ro;
 		np = &p->nro;
 		break;
+	case PL_REVEAL:
+		list = p->reveal;
+		np = &p->nreveal;
+		break;
 	default:
 		list = p->hide;
 		np = &p->nhide;
@@ -507,6 +520,23 @@ do_log(struct line *l)
 	p->log_layer = l->layer;
 	p->log_line = l->lineno;
 	return 0;
+}
+
+/*
+ * reveal PATH: one builtin hide entry, named exactly as `envshim policy
+ * --builtin` prints it, is shown to shells again.  Anything else is an
+ * error: a reveal that matched nothing would look like it worked.
+ */
+static int
+do_reveal(struct line *l, const struct kw *k)
+{
+	if (l->arglen == 0)
+		return fail(l, "reveal needs a path from the builtin hide list");
+	if (es_hide_find(l->arg, l->arglen) == NULL)
+		return fail(l, "reveal: %.64s%s is not in the builtin hide "
+		    "list (envshim policy --builtin prints it)", l->arg,
+		    l->arglen > 64 ? "..." : "");
+	return do_path(l, k);
 }
 
 /*
@@ -689,6 +719,8 @@ statement(struct line *l)
 		return do_shell(l);
 	case KW_PATH:
 		return do_path(l, k);
+	case KW_REVEAL:
+		return do_reveal(l, k);
 	case KW_PROGRAM:
 		return do_program(l);
 	default:
@@ -837,6 +869,21 @@ putitems(struct out *o, const struct es_policy *p, unsigned int flags,
 			    it[i].line);
 }
 
+/* A compiled-in list, printed by fn(buf, len) -> length or -1. */
+static void
+putlist(struct out *o, long (*fn)(char *, size_t))
+{
+	long	n;
+
+	n = fn(o->pos < o->len ? o->buf + o->pos : NULL,
+	    o->pos < o->len ? o->len - o->pos : 0);
+	/* Too small: measure, so the caller's -1 is reported. */
+	if (n < 0)
+		n = fn(NULL, 0);
+	if (n > 0)
+		o->pos += (size_t)n;
+}
+
 /*
  * One line per group of keeps from the same line, so each source line
  * reads back as itself (merged again by do_program).
@@ -914,6 +961,7 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 	putitems(&o, p, flags, "rw", p->rw, p->nrw);
 	putitems(&o, p, flags, "ro", p->ro, p->nro);
 	putitems(&o, p, flags, "hide", p->hide, p->nhide);
+	putitems(&o, p, flags, "reveal", p->reveal, p->nreveal);
 	for (i = 0; i < p->nrules; i++) {
 		const struct es_rule	*r = &p->rules[i];
 
@@ -927,15 +975,8 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 	for (i = 0; i < p->nprograms; i++)
 		putprogram(&o, p, flags, &p->programs[i]);
 	if (flags & ES_FMT_BUILTIN) {
-		long	n;
-
-		n = es_names_format(o.pos < len ? buf + o.pos : NULL,
-		    o.pos < len ? len - o.pos : 0);
-		/* Too small: measure, so the -1 below is reported. */
-		if (n < 0)
-			n = es_names_format(NULL, 0);
-		if (n > 0)
-			o.pos += (size_t)n;
+		putlist(&o, es_names_format);
+		putlist(&o, es_hide_format);
 	}
 	if (o.pos >= len)
 		return -1;

@@ -590,34 +590,100 @@ def nobody_dirs():
     return dirs
 
 
+# What a developer's home holds: credential stores the hide list names
+# (the sandbox finds and hides each at every start) among ordinary files.
+SBX_STORES = [
+    ".ssh/id_ed25519", ".ssh/id_rsa", ".ssh/known_hosts", ".ssh/config",
+    ".claude/.credentials.json", ".claude.json", ".claude/history.jsonl",
+    ".claude/projects/", ".claude/shell-snapshots/", ".codex/auth.json",
+    ".codex/tmp/", ".gemini/oauth_creds.json", ".npmrc", ".netrc",
+    ".pypirc", ".git-credentials", ".bash_history", ".zsh_history",
+    ".python_history", ".psql_history", ".lesshst", ".viminfo",
+    ".cargo/credentials.toml", ".pgpass", ".vault-token",
+    ".cache/huggingface/token", ".aws/", ".config/gh/", ".config/gcloud/",
+    ".docker/", ".kube/", ".gnupg/", ".local/share/keyrings/", ".mozilla/",
+    ".config/google-chrome/", ".config/Code/User/globalStorage/", "key.pem",
+]
+SBX_HOME_ENTRIES = 200
+
+
+def seed_home(hd, every=False):
+    """SBX_HOME_ENTRIES top-level entries: the stores above (or, with
+    every, one for each entry of the builtin hide list), then ordinary
+    dotfiles and directories."""
+    stores = list(SBX_STORES)
+    if every:
+        out = subprocess.run([ENVSHIM, "policy", "--builtin"],
+                             capture_output=True, text=True).stdout
+        stores = [l[len("#\t~/"):].replace("*", "x")
+                  for l in out.splitlines() if l.startswith("#\t~/")]
+    for st in stores:
+        p = os.path.join(hd, st)
+        if os.path.isabs(st) or not p.startswith(hd + "/"):
+            raise RuntimeError("seed_home: %r is not below the home" % st)
+        os.makedirs(os.path.dirname(p.rstrip("/")), exist_ok=True)
+        if st.endswith("/"):
+            os.makedirs(p, exist_ok=True)
+        else:
+            with open(p, "w") as f:
+                f.write("x\n")
+    i = 0
+    while len(os.listdir(hd)) < SBX_HOME_ENTRIES:
+        p = os.path.join(hd, ".tool%d" % i if i % 2 else "file%d" % i)
+        if i % 3 == 0:
+            os.makedirs(p)
+        else:
+            with open(p, "w") as f:
+                f.write("x\n")
+        i += 1
+    if os.geteuid() == 0:
+        for d, dirs, files in os.walk(hd):
+            for n in [d] + [os.path.join(d, x) for x in dirs + files]:
+                os.chown(n, NOBODY, NOBODY)
+    return len(stores)
+
+
 def bench_sandbox(home):
     log("== sandbox: sh -c true x%d, %d rounds" % (SBX_N, SBX_ROUNDS))
     ws, hd = nobody_dirs()
+    every = tempfile.mkdtemp(prefix="envshim-bench-home.")
+    os.chmod(every, 0o755)
     try:
+        nstores = seed_home(hd)
+        nevery = seed_home(every, every=True)
         env = dict(dev_env(hd))
         env["ENVSHIM_WORKSPACE"] = ws
+        env_every = dict(dev_env(every))
+        env_every["ENVSHIM_WORKSPACE"] = ws
         sh = ["/bin/sh", "-c", "true"]
         subjects = [
-            ("plain", sh),
-            ("unshare -Urmpf", ["/usr/bin/unshare", "-Urmpf", "--mount-proc"] + sh),
+            ("plain", sh, env),
+            ("unshare -Urmpf", ["/usr/bin/unshare", "-Urmpf", "--mount-proc"] + sh,
+             env),
             ("bubblewrap", ["/usr/bin/bwrap", "--unshare-all", "--ro-bind", "/",
                             "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs",
                             "/tmp", "--bind", ws, ws, "--die-with-parent",
-                            "--new-session"] + sh),
+                            "--new-session"] + sh, env),
         ]
         herr = helper_status(ws, env)
         if herr is None:
-            subjects.append(("envshim-sandbox", [HELPER, "--"] + sh))
+            subjects.append(("envshim-sandbox", [HELPER, "--"] + sh, env))
+            subjects.append(("envshim-sandbox, every store", [HELPER, "--"] + sh,
+                             env_every))
         cfgs = []
-        for n, c in subjects:
+        for n, c, e in subjects:
             cmd = nobody_prefix() + [os.path.join(BB, "spawn")] + CPU + \
                 ["posix_spawn", str(SBX_N)] + c
-            cfgs.append((n, cmd, env, ws))
+            cfgs.append((n, cmd, e, ws))
             commands.append(("sandboxed sh -c true, " + n,
                              show_cmd({}, cmd, cwd=ws).replace(ws, "WS")))
         s, broken = alternate(cfgs, SBX_ROUNDS, "sandbox")
         bench = "sandboxed `sh -c true` (uid 65534)"
-        for n, _ in subjects:
+        notes.append("sandboxed `sh -c true`: the home holds %d entries, %d "
+                     "of them credential stores the hide list names; \"every "
+                     "store\": one for each of the list's %d home entries, "
+                     "no goal" % (SBX_HOME_ENTRIES, nstores, nevery))
+        for n, _, _ in subjects:
             if n in broken:
                 missing(bench, n, broken[n])
                 continue
@@ -638,6 +704,7 @@ def bench_sandbox(home):
     finally:
         shutil.rmtree(ws, ignore_errors=True)
         shutil.rmtree(hd, ignore_errors=True)
+        shutil.rmtree(every, ignore_errors=True)
 
 
 # ---- 4b. contain mode ------------------------------------------------------

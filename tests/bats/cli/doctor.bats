@@ -4,6 +4,9 @@
 bats_require_minimum_version 1.5.0
 load ../cli
 
+# a token shape the value scan knows (never a real one)
+GH_SHAPE=ghp_abcdefghijklmnopqrstuvwxyz0123456789
+
 setup() {
 	cli_setup
 	BUILD=$(cd "$BATS_TEST_DIRNAME/../../../build" && pwd)
@@ -161,4 +164,51 @@ reachable() {
 	reachable
 	contain_both unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces && exec "$@"' sh
 	[ "$status" -eq 125 ]
+}
+
+@test "doctor names the credential stores it finds and which shells see empty, never their contents" {
+	mkdir -p "$HOME/.ssh" "$HOME/.claude" "$HOME/.config/gh"
+	echo "SECRET-KEY-CONTENT" >"$HOME/.ssh/id_ed25519"
+	echo "example.org ssh-ed25519 AAAA" >"$HOME/.ssh/known_hosts"
+	echo '{"token":"SECRET-CLAUDE"}' >"$HOME/.claude/.credentials.json"
+	echo "//r/:_authToken=SECRET-NPM" >"$HOME/.npmrc"
+	echo "h: SECRET-GH" >"$HOME/.config/gh/hosts.yml"
+	p=$(policy_file p <<<$'# mine\nreveal ~/.npmrc')
+	run "$COPY/envshim" doctor --policy "$p"
+	grep -qx 'ok   credential files: 3 credential stores on this machine that shells see empty' <<<"$output"
+	grep -qx '     hidden (keys): ~/.ssh/id_ed25519' <<<"$output"
+	grep -qx '     hidden (agents): ~/.claude/.credentials.json' <<<"$output"
+	grep -qx '     hidden (git): ~/.config/gh' <<<"$output"
+	grep -qx "     revealed ($p:2): ~/.npmrc" <<<"$output"
+	# known_hosts stays readable: neither hidden nor a warning
+	[[ "$output" != *known_hosts* ]]
+	[[ "$output" != *SECRET* ]]
+}
+
+@test "doctor warns about credential-like files the list does not know, with the hide line" {
+	mkdir -p "$HOME/.config/acme" "$HOME/work" "$HOME/deep/er/est"
+	echo x >"$HOME/.config/acme/api-token.json"
+	echo "note $GH_SHAPE" >"$HOME/work/notes.txt"
+	echo "export GITHUB_TOKEN=$GH_SHAPE" >"$HOME/.bashrc"
+	echo "just words" >"$HOME/work/readme.txt"
+	echo "$GH_SHAPE" >"$HOME/deep/er/est/too-deep.txt"
+	echo "$GH_SHAPE" >"$HOME/.npmrc"
+	run "$COPY/envshim" doctor
+	grep -qx -- '--   credential-like, not hidden: ~/.config/acme/api-token.json (by its name)' <<<"$output"
+	grep -qx '     fix: add to your policy: hide ~/.config/acme/api-token.json' <<<"$output"
+	grep -qx -- '--   credential-like, not hidden: ~/work/notes.txt (its first 4 KiB hold a github-pat shape)' <<<"$output"
+	grep -qx '     fix: add to your policy: hide ~/work/notes.txt' <<<"$output"
+	grep -qx -- '--   credential-like, not hidden: ~/.bashrc (its first 4 KiB hold a github-pat shape)' <<<"$output"
+	grep -qx '     fix: shells read it: move the secret out of it' <<<"$output"
+	# hidden already, harmless, or below the top two levels: no warning
+	[[ "$output" != *"not hidden: ~/.npmrc"* ]]
+	[[ "$output" != *readme* ]]
+	[[ "$output" != *too-deep* ]]
+	[[ "$output" != *"$GH_SHAPE"* ]]
+	# warnings only: the checks still pass
+	if unshare -Um true 2>/dev/null; then [ "$status" -eq 0 ]; fi
+	# a hide line silences it
+	p=$(policy_file p <<<'hide ~/work/notes.txt')
+	run "$COPY/envshim" doctor --policy "$p"
+	[[ "$output" != *'not hidden: ~/work/notes.txt'* ]]
 }

@@ -133,9 +133,10 @@ P
 	[[ "${lines[0]}" == "# effective envshim policy; layers: builtin"*" $u $p" ]]
 	[ "${lines[1]}" = "mode enforce	# $p:2" ]
 	[ "${lines[2]}" = "sandbox required	# builtin" ]
-	[ "${lines[6]}" = "drop FOO	# $u:2" ]
-	[ "${lines[7]}" = "keep FOO	# $p:3" ]
-	[ "${#lines[@]}" -eq 9 ]
+	[ "${lines[6]}" = "home visible	# builtin" ]
+	[ "${lines[7]}" = "drop FOO	# $u:2" ]
+	[ "${lines[8]}" = "keep FOO	# $p:3" ]
+	[ "${#lines[@]}" -eq 10 ]
 	# Last match wins: the later keep beats the earlier drop.
 	run -0 "$ENVSHIM" check --policy "$p" --format=tsv -- FOO=1
 	[ "$output" = "$(printf 'keep\tFOO\tpolicy')" ]
@@ -178,8 +179,9 @@ P
 	[ "${lines[3]}" = "network on	# builtin" ]
 	[ "${lines[4]}" = "unfollowable sandbox	# builtin" ]
 	[ "${lines[5]}" = "protect-self yes	# builtin" ]
-	[ "${lines[6]}" = "# and the builtin lists (injection, secret names and shapes, capabilities): envshim policy --builtin" ]
-	[ "${#lines[@]}" -eq 7 ]
+	[ "${lines[6]}" = "home visible	# builtin" ]
+	[ "${lines[7]}" = "# and the builtin lists (injection, secret names and shapes, capabilities, hidden files): envshim policy --builtin" ]
+	[ "${#lines[@]}" -eq 8 ]
 	run -125 "$ENVSHIM" policy extra
 }
 

@@ -241,7 +241,8 @@ true'
 	run sbx_agent "$attack"
 	[ "$status" -eq 0 ]
 	# The attack ran, and the links led nowhere useful.
-	grep -qx 'key: cat: keys/id_ed25519: No such file or directory' <<<"$output"
+	# the key is an empty file in its place: cat prints nothing, not even an error
+	lacks '^key: '
 	grep -q 'myhome/.bashrc: Read-only file system' <<<"$output"
 	! grep -q 'PRIVATE KEY' <<<"$output" || false
 	! grep -q -e 'wrote through' -e 'hard link made' <<<"$output" || false
