@@ -18,6 +18,8 @@ request must carry, the shell commands to ask for, and the final text.
 The conversation state is read from each request itself: a request whose
 tools list holds the agent's shell tool and that carries k tool results
 gets tool call k+1, or the final text once every command has its result.
+A command "@mcp NAME" is a call of the MCP tool whose name ends with NAME
+(no arguments) instead of the shell tool.
 A request without the shell tool (title generation, summaries, routing)
 is a side request and gets a short text (or JSON, when JSON is asked for).
 
@@ -163,6 +165,21 @@ def build_args(schema, cmd):
         else:
             args[k] = "e2e step" if "desc" in k.lower() else "e2e"
     return args
+
+
+def next_call(tools, tool, what, schema_of):
+    """(name, arguments) of the next tool call: the shell tool with the
+    command, or for "@mcp NAME" the MCP tool whose name ends with NAME
+    (agents prefix it with the server's name).  An agent that does not
+    offer that tool gets a shell command saying so instead, so that the
+    results stay in step and the runner sees what was missing."""
+    if what.startswith("@mcp "):
+        want = what[len("@mcp "):]
+        for n in sorted(tools):
+            if n.endswith(want):
+                return n, {}
+        what = "echo E2E-MCP-NOTOOL " + want
+    return tool, build_args(schema_of(tools[tool]), what)
 
 
 def json_for_schema(schema):
@@ -421,11 +438,12 @@ class Handler(BaseHTTPRequestHandler):
             rec["results"] = results
             kind, n, what = state(results)
             if kind == "call":
-                args = build_args(tools[tool].get("input_schema"), what)
+                name, args = next_call(tools, tool, what, lambda t: t.get("input_schema"))
                 blocks = [{"type": "tool_use", "id": "toolu_e2e_%d_%s" % (n, uuid.uuid4().hex[:8]),
-                           "name": tool, "input": args}]
+                           "name": name, "input": args}]
                 stop = "tool_use"
                 rec["call"] = n
+                rec["called"] = name
             else:
                 blocks = [{"type": "text", "text": what}]
                 stop = "end_turn"
@@ -501,10 +519,11 @@ class Handler(BaseHTTPRequestHandler):
             rec["results"] = results
             kind, n, what = state(results)
             if kind == "call":
-                fd = tools[tool]
-                schema = fd.get("parametersJsonSchema") or fd.get("parameters")
-                parts = [{"functionCall": {"name": tool, "args": build_args(schema, what)}}]
+                name, args = next_call(tools, tool, what, lambda fd: fd.get(
+                    "parametersJsonSchema") or fd.get("parameters"))
+                parts = [{"functionCall": {"name": name, "args": args}}]
                 rec["call"] = n
+                rec["called"] = name
             else:
                 parts = [{"text": what}]
         rec["answer"] = kind
@@ -564,13 +583,13 @@ class Handler(BaseHTTPRequestHandler):
             rec["results"] = results
             kind, n, what = state(results)
             if kind == "call":
-                t = tools[tool]
-                schema = t.get("parameters") or (t.get("function") or {}).get("parameters")
-                args = build_args(schema, what)
+                name, args = next_call(tools, tool, what, lambda t: t.get("parameters") or (
+                    t.get("function") or {}).get("parameters"))
                 item = {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:12],
                         "call_id": "call_e2e_%d_%s" % (n, uuid.uuid4().hex[:8]),
-                        "name": tool, "arguments": json.dumps(args), "status": "completed"}
+                        "name": name, "arguments": json.dumps(args), "status": "completed"}
                 rec["call"] = n
+                rec["called"] = name
             else:
                 item = {"type": "message", "id": "msg_" + uuid.uuid4().hex[:12],
                         "status": "completed", "role": "assistant",
@@ -654,11 +673,12 @@ class Handler(BaseHTTPRequestHandler):
             kind, n, what = state(results)
             text = None
             if kind == "call":
-                args = build_args(tools[tool].get("parameters"), what)
+                name, args = next_call(tools, tool, what, lambda t: t.get("parameters"))
                 call = {"id": "call_e2e_%d_%s" % (n, uuid.uuid4().hex[:8]),
                         "type": "function",
-                        "function": {"name": tool, "arguments": json.dumps(args)}}
+                        "function": {"name": name, "arguments": json.dumps(args)}}
                 rec["call"] = n
+                rec["called"] = name
             else:
                 text = what
         rec["answer"] = kind

@@ -25,6 +25,15 @@ Fields:
   settle    seconds each command sleeps at its end: agents that read their
             shell through a pty (node-pty) can lose the output of a
             command that exits at once
+  mcp       the agent takes stdio MCP servers (the mcp and norule
+            scenarios, plain and shim): file, the JSON config file (relative
+            to home) listing them in its object key (mcpServers); shape,
+            how a server is written (default: command, args, env;
+            opencode: type local, command with its arguments,
+            environment); ref, how the env block refers to an exported
+            variable (${%s}); list, the arguments that list the servers,
+            starting each; settings, more top-level objects merged into
+            that file
 """
 
 PROMPT = ("This is an automated test. Run each shell command the test gives "
@@ -48,6 +57,7 @@ AGENTS = [
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         },
         "creds": [".claude/.credentials.json", ".claude.json"],
+        "mcp": {"file": ".claude.json", "list": ["mcp", "list"]},
         "modes": ["plain", "shim", "contain"],
     },
     {
@@ -64,6 +74,7 @@ AGENTS = [
         },
         "creds": [".gemini/oauth_creds.json", ".gemini/google_accounts.json"],
         "settle": "0.3",
+        "mcp": {"file": ".gemini/settings.json", "list": ["mcp", "list"]},
         "modes": ["plain", "shim", "contain"],
     },
     {
@@ -110,6 +121,9 @@ AGENTS = [
         "env": {"OPENAI_BASE_URL": "{base}/v1", "OPENAI_MODEL": "mock-model"},
         "creds": [".qwen/oauth_creds.json"],
         "settle": "0.3",
+        # its MCP tools hide behind tool_search unless that is off
+        "mcp": {"file": ".qwen/settings.json", "list": ["mcp", "list"],
+                "settings": {"tools": {"toolSearch": {"enabled": False}}}},
         "modes": ["plain", "shim", "contain"],
     },
     {
@@ -158,6 +172,8 @@ AGENTS = [
             "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
         },
         "creds": [".local/share/opencode/auth.json"],
+        "mcp": {"file": ".config/opencode/opencode.json", "key": "mcp", "shape": "opencode",
+                "ref": "{env:%s}", "list": ["mcp", "list"]},
         "modes": ["plain", "shim", "contain"],
     },
     {
