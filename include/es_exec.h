@@ -98,6 +98,9 @@ struct es_audit {
 	char *const		*own;		/* the agent's own environment: a */
 						/* secret dropped that is not there */
 						/* was set for this launch (lost) */
+	const uint64_t		*own_hash;	/* where own is envp itself: the */
+	size_t			 nown_hash;	/* agent's starting entries, hashed */
+	int			 own_full;	/* (too many: every entry is own) */
 };
 
 /*

@@ -34,6 +34,8 @@
 #define ES_PKG_DEPTH		32	/* JSON nesting a package.json may have */
 #define ES_PKG_JSON_MAX		(1L << 20) /* bytes of a package.json read */
 #define ES_TREE_MAX		4	/* directories of the agent's install */
+#define ES_OWN_MAX		1024	/* entries of the agent's starting environment */
+					/* remembered, by hash, for "lost" */
 #define ES_TREE_UP		8	/* levels from the agent's file to its package.json */
 #define ES_CONTAIN_ROOT_ID	65533	/* root's uid and gid inside contain mode */
 #define ES_CONTAIN_SUBMOUNTS	64	/* mounts under /etc that --contain keeps */

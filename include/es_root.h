@@ -77,6 +77,15 @@ struct es_shim {
 	int			 program;	/* 1 + the program rule this */
 						/* process runs under; 0 none */
 	const char		*program_rule;	/* its "file:line", from the mark */
+	/*
+	 * The agent's environment as it started, by es_hash of each entry:
+	 * what "lost" compares with when a child's environment block has
+	 * become environ itself (libuv sets environ, then calls execvp).
+	 * own_full: more entries than ES_OWN_MAX, so every entry counts as own.
+	 */
+	size_t			 nown;
+	int			 own_full;
+	uint64_t		 own[ES_OWN_MAX];
 	const char		*ldso;		/* the ld.so that loaded us: a */
 						/* target naming another loader */
 						/* is unfollowable */

@@ -218,14 +218,29 @@ rule_str(struct w *w, const struct es_audit *a, const struct es_rule *r,
 	str(w, lab, fl + 1 + nl);
 }
 
-/* Is the exact entry e ("NAME=VALUE") in the agent's own environment? */
+/*
+ * Is the exact entry e ("NAME=VALUE") in the agent's own environment?
+ * When the launch's block is environ itself (a spawner that set environ
+ * in the child, as libuv does, or an agent passing its own), environ
+ * says nothing: the agent's entries as it started decide.
+ */
 static int
 own_entry(const struct es_audit *a, const char *e)
 {
+	uint64_t h;
 	size_t i;
 
-	for (i = 0; a->own[i] != NULL; i++)
-		if (strcmp(a->own[i], e) == 0)
+	if (a->own != a->envp) {
+		for (i = 0; a->own[i] != NULL; i++)
+			if (strcmp(a->own[i], e) == 0)
+				return 1;
+		return 0;
+	}
+	if (a->own_hash == NULL || a->own_full)
+		return 1;
+	h = es_hash(e, strlen(e));
+	for (i = 0; i < a->nown_hash; i++)
+		if (a->own_hash[i] == h)
 			return 1;
 	return 0;
 }

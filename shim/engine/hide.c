@@ -75,6 +75,7 @@ const struct es_hide_entry es_hide_list[] = {
 	E("~/.gemini/oauth_creds.json", G_AGENTS),
 	E("~/.gemini/gemini-credentials.json", G_AGENTS),
 	E("~/.gemini/*oauth-tokens*.json", G_AGENTS),
+	E("~/.gemini/google_accounts.json", G_AGENTS),
 	E("~/.gemini/.env", G_AGENTS),
 	E("~/.qwen/oauth_creds.json", G_AGENTS),
 	E("~/.qwen/mcp-oauth-tokens.json", G_AGENTS),

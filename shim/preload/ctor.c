@@ -515,6 +515,25 @@ holds_secrets(const struct es_shim *s, int root)
 	return s->contain ? s->is_agent : s->handed;
 }
 
+/*
+ * The agent's environment as it starts, by hash of each entry, so that a
+ * secret set for one child is told from one the agent had, even when the
+ * child's block is environ itself by then (libuv sets it before execvp).
+ */
+static void
+remember_own(struct es_shim *s)
+{
+	size_t i;
+
+	for (i = 0; environ != NULL && environ[i] != NULL; i++) {
+		if (s->nown == ES_OWN_MAX) {
+			s->own_full = 1;
+			return;
+		}
+		s->own[s->nown++] = es_hash(environ[i], strlen(environ[i]));
+	}
+}
+
 void
 es_shim_init(struct es_shim *s, char **argv)
 {
@@ -557,6 +576,7 @@ es_shim_init(struct es_shim *s, char **argv)
 		contain_self(s, argv);
 	if (!s->broken && holds_secrets(s, root)) {
 		s->is_agent = 1;
+		remember_own(s);
 		s->self_launcher = is_launcher(s);
 		s->self_pid = getpid();
 		if (s->pol.protect_self)

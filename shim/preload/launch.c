@@ -915,8 +915,12 @@ es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, char *c
 	a.program = pl->program != 0 ? pl->program : s->program;
 	a.program_rule = pl->program != 0 ? NULL : s->program_rule;
 	/* What a shell lost was never meant for it: no hint names a shell. */
-	if (s->is_agent && !s->inside && !es_is_shell(&s->pol, pl->path))
+	if (s->is_agent && !s->inside && !es_is_shell(&s->pol, pl->path)) {
 		a.own = environ;
+		a.own_hash = s->own;
+		a.nown_hash = s->nown;
+		a.own_full = s->own_full;
+	}
 	len = es_audit_format(&a, pl->logbuf, ES_LOG_LINE);
 	if (len > 0)
 		audit_write(s, pl->logbuf, (size_t)len);

@@ -316,6 +316,41 @@ program_kept_and_lost(void **state)
 	es_policy_init(&pol);
 }
 
+/*
+ * A spawner that makes the child's block environ before execvp (libuv,
+ * so Node agents): environ then says nothing, and the agent's starting
+ * entries, hashed, tell what was set for this launch.
+ */
+static void
+lost_when_the_block_is_environ(void **state)
+{
+	char *env[] = { "AWS_SECRET_ACCESS_KEY=mine",
+	    "GITHUB_PERSONAL_ACCESS_TOKEN=ghp_for-this-child", "HOME=/h", NULL };
+	uint64_t start[] = { es_hash(env[0], strlen(env[0])),
+	    es_hash(env[2], strlen(env[2])) };
+	struct es_verdict v[] = { { ES_DROP, ES_R_SECRET_NAME },
+	    { ES_DROP, ES_R_SECRET_NAME }, { ES_KEEP, ES_R_SAFE } };
+	struct es_audit a = { .hook = "execvp", .path = "/usr/bin/python3",
+	    .action = "run", .envp = env, .n = 3, .v = v, .p = &pol,
+	    .own = env, .own_hash = start, .nown_hash = 2 };
+	char buf[2048];
+	long n;
+
+	(void)state;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, "\"lost\":[{\"name\":"
+	    "\"GITHUB_PERSONAL_ACCESS_TOKEN\",\"reason\":\"secret-name\"}]"));
+	assert_null(strstr(buf, "\"name\":\"AWS_SECRET_ACCESS_KEY\",\"reason\":\"secret-name\"}]"));
+	assert_null(strstr(buf, "ghp_"));
+	/* Too many starting entries to remember: nothing is called lost. */
+	a.own_full = 1;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	buf[n] = '\0';
+	assert_null(strstr(buf, "\"lost\""));
+}
+
 int
 main(void)
 {
@@ -329,6 +364,7 @@ main(void)
 		cmocka_unit_test_setup(cut_before_the_first_name, setup),
 		cmocka_unit_test_setup(dates_across_eras, setup),
 		cmocka_unit_test_setup(program_kept_and_lost, setup),
+		cmocka_unit_test_setup(lost_when_the_block_is_environ, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
