@@ -38,7 +38,7 @@ SANDBOX		:= $(patsubst shim/%.c,%,$(call room,sandbox))
 CLI		:= $(patsubst shim/%.c,%,$(call room,cli))
 # What the command takes from the other rooms: --contain computes the
 # launch root's state (root, launch), doctor asks the kernel for Landlock.
-CLI_USES	:= preload/root preload/launch sandbox/landlock
+CLI_USES	:= preload/root preload/launch preload/session sandbox/landlock
 
 LIB_OBJS	:= $(addprefix $(B)/pic/,$(addsuffix .o,$(PRELOAD) $(ENGINE)))
 CMD_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,$(CLI) $(CLI_USES) $(ENGINE)))

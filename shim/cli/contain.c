@@ -309,7 +309,8 @@ agent_of(const char *exe, char *interp, size_t len, char **av)
 static size_t
 state_text(const struct es_shim *s, char *buf, size_t cap)
 {
-	const char	*e[] = { s->e_config, s->e_launch, s->e_agent, s->e_ws };
+	const char	*e[] = { s->e_config, s->e_launch, s->e_agent, s->e_ws,
+	    s->e_session };
 	size_t		 i, n = 0, l;
 
 	for (i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
@@ -359,7 +360,8 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 	/* A dynamic agent's shim reads the file; the environment is for the agent's eyes. */
 	if (putenv(s->e_config) != 0 || putenv(s->e_launch) != 0 ||
 	    (s->e_agent[0] != '\0' && putenv(s->e_agent) != 0) ||
-	    (s->e_ws[0] != '\0' && putenv(s->e_ws) != 0)) {
+	    (s->e_ws[0] != '\0' && putenv(s->e_ws) != 0) ||
+	    (s->e_session[0] != '\0' && putenv(s->e_session) != 0)) {
 		fprintf(stderr, "envshim: cannot set the environment: %s\n",
 		    strerror(errno));
 		return ES_EXIT_FAIL;

@@ -65,7 +65,7 @@ static const char usage_text[] =
 
 static const char *const inherited[] = {
 	"ENVSHIM_LAUNCH", "ENVSHIM_CONFIG", "ENVSHIM_AGENT",
-	"ENVSHIM_WORKSPACE", "ENVSHIM_SANDBOX_NS"
+	"ENVSHIM_WORKSPACE", "ENVSHIM_SANDBOX_NS", "ENVSHIM_SESSION"
 };
 
 /* The shim next to this binary (the build tree), else the installed one. */

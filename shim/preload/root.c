@@ -10,12 +10,14 @@
 #include <sys/stat.h>
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "es_load.h"
 #include "es_root.h"
+#include "es_session.h"
 
 void
 es_broken(struct es_shim *s, const char *a, const char *b)
@@ -31,7 +33,7 @@ void
 es_text_init(struct es_shim *s)
 {
 	char **p[] = { &s->helper, &s->log_path, &s->e_preload, &s->e_agent,
-	    &s->e_ns, &s->e_ws, &s->e_launch, &s->e_config };
+	    &s->e_ns, &s->e_ws, &s->e_launch, &s->e_config, &s->e_session };
 	size_t i;
 
 	if (s->text_used == 0) {
@@ -124,6 +126,36 @@ settle_log(struct es_shim *s)
 }
 
 /*
+ * One session for the run, when shells go to the sandbox: its tmp/ is
+ * the agent's temp directory under every name agents read, so what the
+ * agent hands its shells through TMPDIR (Claude Code's cwd file) is where
+ * they look.  Without one (no /tmp, a base dir not ours) every sandbox
+ * gets a private /tmp of its own, as before: less works, nothing opens.
+ */
+static void
+start_session(struct es_shim *s)
+{
+	static const char *const names[] = {
+		"TMPDIR", "TMP", "TEMP", "CLAUDE_CODE_TMPDIR"
+	};
+	char dir[ES_PATH_MAX], tmp[ES_PATH_MAX + 8];
+	const char *why;
+	size_t i;
+
+	if (s->pol.sandbox == ES_SANDBOX_OFF || s->pol.mode == ES_MODE_AUDIT ||
+	    es_session_start(dir, sizeof(dir), &why) != 0)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		(void)setenv(names[i], tmp, 1);
+	s->e_session = es_text_put(s, ES_CAP_SESSION, ES_SESSION_VAR, dir);
+	if (s->e_session == NULL) {
+		(void)es_session_remove(dir);
+		s->e_session = s->text;
+	}
+}
+
+/*
  * The agent itself: read the layers from disk, take the snapshot of envp
  * and record what children must inherit.  A bad policy sets s->broken:
  * the agent keeps running and every launch it makes is refused.
@@ -198,4 +230,5 @@ es_root_init(struct es_shim *s, const char *policyfile, const char *mode,
 	if (len > 0 && t[15 + len - 1] == '\n')
 		len--;		/* tidier in `env` output */
 	s->e_config = es_text_keep(s, 15 + (size_t)len);
+	start_session(s);
 }

@@ -358,13 +358,40 @@ make_target(const char *path, int dir)
 	return close(fd);
 }
 
+/*
+ * The session's tmp/ at /tmp and at its own path (the agent's TMPDIR, so
+ * a path the agent computed resolves inside too), var-tmp/ at /var/tmp:
+ * what one command of the run leaves there, the next one finds.  The
+ * own-path mount point is made in tmp/ itself, which /tmp now is.
+ */
+static void
+session_tmp(const struct es_sbx_plan *pl, int tfd, int vfd)
+{
+	char fp[40];
+	struct stat st;
+
+	fdpath(fp, sizeof(fp), tfd);
+	if (mount(fp, "/tmp", NULL, MS_BIND, NULL) == -1 ||
+	    remount("/tmp", 0) == -1 || make_target(pl->s_tmp, 1) == -1 ||
+	    mount(fp, pl->s_tmp, NULL, MS_BIND, NULL) == -1 ||
+	    remount(pl->s_tmp, 0) == -1)
+		es_sbx_fail(pl, ES_S_TMP, -1);
+	close(tfd);
+	/* a /var/tmp that is a link (to /tmp) is left as it is */
+	if (lstat("/var/tmp", &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (mount(fdpath(fp, sizeof(fp), vfd), "/var/tmp", NULL, MS_BIND,
+	    NULL) == -1 || remount("/var/tmp", 0) == -1))
+		es_sbx_fail(pl, ES_S_TMP, -1);
+	close(vfd);
+}
+
 /* Builds the view: read-only root, writable workspace, private temp, ... */
 void
 es_sbx_mounts(const struct es_sbx_plan *pl)
 {
 	const struct es_sbx_mnt *m;
 	char tmp[ES_PATH_MAX], fp[40];
-	int src[ES_SBX_NMNT];
+	int src[ES_SBX_NMNT], tfd = -1, vfd = -1;
 	struct stat st;
 	size_t i, off;
 
@@ -383,7 +410,15 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 		    O_PATH | O_CLOEXEC)) == -1)
 			es_sbx_fail(pl, ES_S_BIND, (int)i);
 	}
-	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+	if (pl->s_tmp != NULL &&
+	    ((tfd = openat(AT_FDCWD, pl->s_tmp, O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1 ||
+	    (vfd = openat(AT_FDCWD, pl->s_vartmp, O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1))
+		es_sbx_fail(pl, ES_S_TMP, -1);
+	if (pl->s_tmp != NULL)
+		session_tmp(pl, tfd, vfd);
+	else if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
 	    "mode=1777") == -1)
 		es_sbx_fail(pl, ES_S_TMP, -1);
 	if (pl->tmpsub != NULL) {

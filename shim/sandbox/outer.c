@@ -371,6 +371,7 @@ main(int argc, char *argv[])
 	pl.gid = getgid();
 	pl.netns = !pol.network;
 	log = es_sbx_log_path(&pol, home);
+	es_sbx_plan_session(&pl);
 	es_sbx_plan_mounts(&pl, &pol, home, log);
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)

@@ -199,8 +199,9 @@ add_rw(struct es_sbx_plan *pl, const char *path)
 
 /*
  * Files that must stay visible inside, read-only, also under /tmp, which
- * the private /tmp covers: the shim (the shells' children are filtered by
- * it, and records from inside reach the log) and the command itself.
+ * the private /tmp covers (and /var/tmp, which a session's covers): the
+ * shim (the shells' children are filtered by it, and records from inside
+ * reach the log), the command itself, and the home.
  */
 static void
 keep_file(struct es_sbx_plan *pl, const char *path)
@@ -210,7 +211,8 @@ keep_file(struct es_sbx_plan *pl, const char *path)
 	if (path == NULL || path[0] != '/' || (rp = realpath(path, NULL)) == NULL)
 		return;
 	/* elsewhere the read-only root shows it; the workspace is bound */
-	if (!covers("/tmp", rp) || (pl->ws != NULL && covers(pl->ws, rp))) {
+	if (!(covers("/tmp", rp) || (pl->s_tmp != NULL &&
+	    covers("/var/tmp", rp))) || (pl->ws != NULL && covers(pl->ws, rp))) {
 		free(rp);
 		return;
 	}
@@ -283,6 +285,7 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	char buf[64];
 	size_t i;
 
+	keep_file(pl, home);	/* first: what is bound below it goes on top */
 	add_rw(pl, pl->ws);
 	for (i = 0; i < p->nrw; i++) {
 		char *e = expand(p->rw[i].s, home, pl->ws);
@@ -320,9 +323,51 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	}
 	/* a $TMPDIR below /tmp must exist in the private /tmp too */
 	tmpdir = getenv("TMPDIR");
-	if (tmpdir != NULL && strncmp(tmpdir, "/tmp/", 5) == 0 &&
+	if (tmpdir != NULL && pl->s_tmp == NULL && strncmp(tmpdir, "/tmp/", 5) == 0 &&
 	    tmpdir[5] != '\0' && strchr(tmpdir + 5, '/') == NULL)
 		pl->tmpsub = tmpdir + 5;
+}
+
+/* A directory of this user's, not a link, closed to everyone else. */
+static int
+own_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == getuid() && (st.st_mode & 077) == 0;
+}
+
+/*
+ * The agent run's session ($ENVSHIM_SESSION, made by the launch root):
+ * its tmp/ and var-tmp/ become /tmp and /var/tmp, shared by every
+ * command of the run.  Only a session directory of this user's base
+ * (es_session.h) counts; anything else keeps the private /tmp.
+ */
+void
+es_sbx_plan_session(struct es_sbx_plan *pl)
+{
+	const char *d = getenv("ENVSHIM_SESSION");
+	char base[64], buf[ES_PATH_MAX], *t, *v;
+	size_t n;
+
+	n = (size_t)snprintf(base, sizeof(base), "/tmp/envshim-%lu/",
+	    (unsigned long)pl->uid);
+	if (d == NULL || strncmp(d, base, n) != 0 || d[n] == '\0' ||
+	    d[n] == '.' || strchr(d + n, '/') != NULL ||
+	    strlen(d) + 16 > sizeof(buf) || !own_dir(d))
+		return;
+	snprintf(buf, sizeof(buf), "%s/tmp", d);
+	t = xstrdup(buf);
+	snprintf(buf, sizeof(buf), "%s/var-tmp", d);
+	v = xstrdup(buf);
+	if (!own_dir(t) || !own_dir(v)) {
+		free(t);
+		free(v);
+		return;
+	}
+	pl->s_tmp = t;
+	pl->s_vartmp = v;
 }
 
 /* The environment as received, plus the namespace identity slot. */

@@ -10,7 +10,9 @@ load ../common
 
 setup() {
 	# Outside /tmp: the sandbox's /tmp is private, and a home or workspace
-	# under it would hide what an attack did instead of stopping it.
+	# under it would hide what an attack did instead of stopping it.  (A
+	# session's /var/tmp is private too; the helper binds the home, the
+	# workspace and the shim back at their paths.)
 	R=$(mktemp -d /var/tmp/envshim-esc.XXXXXX)
 	chmod 755 "$R"
 	mkdir -p "$R/home/.ssh" "$R/home/.config" "$R/ws" "$R/state" "$R/bin" "$R/run"
@@ -430,7 +432,9 @@ BIN/static_craft -u LD_PRELOAD -- /usr/bin/unshare -Urm sh -c "
 	true"
 BIN/static_craft -u LD_PRELOAD -- /usr/bin/unshare -Urpf --mount-proc sh -c "ls /proc | grep -c \"^[0-9]\"" | sed "s/^/nested pids: /"
 true'
-	run sbx_agent "${attack//BIN/$R/bin}"
+	# a session's /var/tmp is its own: the tool goes where shells see it
+	cp "$R/bin/static_craft" "$R/ws/"
+	run sbx_agent "${attack//BIN/$R/ws}"
 	[ "$status" -eq 0 ]
 	# The nested namespace is real (the test can fail) ...
 	grep -qx nested-userns <<<"$output"
