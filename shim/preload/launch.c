@@ -590,7 +590,9 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	base += align8((argc + 8) * sizeof(char *));
 	pl->logbuf = base;
 	base += ES_LOG_LINE;
-	k = es_filter(p, &s->snap, pl->agent ? ES_F_AGENT : 0, pl->in, pl->n,
+	k = es_filter(p, &s->snap, (pl->agent ? ES_F_AGENT : 0) |
+	    (s->inside ? ES_F_INSIDE : 0) |
+	    (pl->action == ES_A_SANDBOX ? ES_F_SANDBOX : 0), pl->in, pl->n,
 	    forced, pl->envp, outcap, pl->v, base, scratch);
 	if (k < 0) {
 		pl->why = "environment could not be filtered";
