@@ -8,6 +8,8 @@
  *	/tmp/envshim-UID/PID.START.XXXXXX/	one session, 0700
  *		tmp/				/tmp inside, TMPDIR outside
  *		var-tmp/			/var/tmp inside
+ *		home/				the home's copy-on-write layer
+ *		work/PID/			overlay's work dir, one a command
  *
  * PID and START (the launch root's start time in clock ticks, field 22 of
  * /proc/PID/stat) name the process whose end ends the session: a session

@@ -104,6 +104,26 @@ es_session_alive(const char *name)
 }
 
 /*
+ * name below dfd, a directory and no link, made readable first: overlay
+ * makes its work directory with mode 0, and a command may chmod its own.
+ */
+static int
+open_dir(int dfd, const char *name)
+{
+	char proc[32];
+	int p, fd;
+
+	if ((p = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", p);
+	(void)chmod(proc, 0700);
+	fd = openat(p, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(p);
+	return fd;
+}
+
+/*
  * Removes what dfd (a directory, which it closes) holds.  Directories
  * are opened with O_NOFOLLOW below their parent's fd, so a symlink a
  * command planted is removed, never followed; a directory it made
@@ -129,13 +149,10 @@ empty_dir(int dfd)
 			rc = -1;
 			continue;
 		}
-		fd = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
-		if (fd == -1) {
+		if ((fd = open_dir(dfd, e->d_name)) == -1) {
 			rc = -1;
 			continue;
 		}
-		(void)fchmod(fd, 0700);
 		if (empty_dir(fd) != 0 ||
 		    unlinkat(dfd, e->d_name, AT_REMOVEDIR) != 0)
 			rc = -1;
@@ -149,10 +166,8 @@ es_session_remove(const char *dir)
 {
 	int fd;
 
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
+	if ((fd = open_dir(AT_FDCWD, dir)) == -1)
 		return errno == ENOENT ? 0 : -1;
-	(void)fchmod(fd, 0700);
 	if (empty_dir(fd) != 0)
 		return -1;
 	return rmdir(dir);
@@ -200,7 +215,7 @@ reap_stale(const char *base)
 int
 es_session_start(char *dir, size_t len, const char **why)
 {
-	static const char *const sub[] = { "tmp", "var-tmp" };
+	static const char *const sub[] = { "tmp", "var-tmp", "home" };
 	char base[64], path[ES_PATH_MAX];
 	unsigned long long start;
 	size_t i;

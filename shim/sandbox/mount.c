@@ -385,13 +385,35 @@ session_tmp(const struct es_sbx_plan *pl, int tfd, int vfd)
 	close(vfd);
 }
 
+/* Is plan.mnt[i] the home, kept at its path, under a layer of its own? */
+static int
+home_kept(const struct es_sbx_plan *pl, size_t i)
+{
+	return pl->s_ovl != NULL && pl->mnt[i].kind == ES_MK_KEEP &&
+	    strcmp(pl->mnt[i].path, pl->s_home) == 0;
+}
+
+/*
+ * The home as the session's overlay (plan.c, plan_home): the real home
+ * read-only below, the session's layer above.  The binds that follow
+ * (the workspace, rw paths, the agents' own state) go on top, to the
+ * real directories, and so do the hidden paths.  A kernel that refuses
+ * the overlay leaves the home read-only, as without a session.
+ */
+static int
+home_layer(const struct es_sbx_plan *pl)
+{
+	return mount("overlay", pl->s_home, "overlay", MS_NOSUID | MS_NODEV,
+	    pl->s_ovl);
+}
+
 /* Builds the view: read-only root, writable workspace, private temp, ... */
 void
 es_sbx_mounts(const struct es_sbx_plan *pl)
 {
 	const struct es_sbx_mnt *m;
 	char tmp[ES_PATH_MAX], fp[40];
-	int src[ES_SBX_NMNT], tfd = -1, vfd = -1;
+	int src[ES_SBX_NMNT], tfd = -1, vfd = -1, layered;
 	struct stat st;
 	size_t i, off;
 
@@ -399,17 +421,29 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 	 * No MS_SLAVE pass: copying a mount namespace into a new user
 	 * namespace already turns shared mounts into slaves.
 	 */
-	if (root_ro() == -1)
-		es_sbx_fail(pl, ES_S_ROOT_RO, -1);
-	/* hold the writable paths: the private /tmp may cover them */
+	/*
+	 * Hold the writable paths: the private /tmp may cover them.  The
+	 * real ones, before the home's layer covers those below it; the home
+	 * kept under /tmp, after: it is the layered view that goes back.
+	 * The layer is mounted while its upper directory is still writable.
+	 */
 	for (i = 0; i < pl->nmnt; i++) {
 		src[i] = -1;
 		if ((pl->mnt[i].kind == ES_MK_RW ||
-		    pl->mnt[i].kind == ES_MK_KEEP) &&
+		    pl->mnt[i].kind == ES_MK_KEEP) && !home_kept(pl, i) &&
 		    (src[i] = openat(AT_FDCWD, pl->mnt[i].path,
 		    O_PATH | O_CLOEXEC)) == -1)
 			es_sbx_fail(pl, ES_S_BIND, (int)i);
 	}
+	layered = pl->s_ovl != NULL && home_layer(pl) == 0;
+	if (root_ro() == -1)
+		es_sbx_fail(pl, ES_S_ROOT_RO, -1);
+	if (layered && remount(pl->s_home, 0) == -1)
+		es_sbx_fail(pl, ES_S_WRITABLE, -1);
+	for (i = 0; i < pl->nmnt; i++)
+		if (home_kept(pl, i) && (src[i] = openat(AT_FDCWD,
+		    pl->mnt[i].path, O_PATH | O_CLOEXEC)) == -1)
+			es_sbx_fail(pl, ES_S_BIND, (int)i);
 	if (pl->s_tmp != NULL &&
 	    ((tfd = openat(AT_FDCWD, pl->s_tmp, O_PATH | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC)) == -1 ||

@@ -257,6 +257,18 @@ static const char *const default_hide[] = {
 	"/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock",
 	"/var/run/podman/podman.sock"
 };
+/*
+ * What an agent's own shell machinery writes and the agent reads back,
+ * outside the sandbox: bound writable at its real path when it exists,
+ * each with the agent it serves (docs/envshim-sandbox.1).
+ */
+static const struct {
+	const char	*path;
+	const char	*agent;
+} agent_state[] = {
+	{ "~/.claude/shell-snapshots", "Claude Code: the shell snapshot its "
+	    "first shell writes and every later one sources" },
+};
 /* What git runs later, outside: hooks, and config (core.hooksPath, ...). */
 static const char *const default_ro[] = { ".git/hooks", ".git/config" };
 
@@ -291,6 +303,12 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 		char *e = expand(p->rw[i].s, home, pl->ws);
 
 		add_rw(pl, e);	/* keeps its own realpath */
+		free(e);
+	}
+	for (i = 0; i < sizeof(agent_state) / sizeof(agent_state[0]); i++) {
+		char *e = expand(agent_state[i].path, home, pl->ws);
+
+		add_rw(pl, e);
 		free(e);
 	}
 	if (log != NULL)
@@ -344,8 +362,43 @@ own_dir(const char *path)
  * command of the run.  Only a session directory of this user's base
  * (es_session.h) counts; anything else keeps the private /tmp.
  */
+/*
+ * The home as a copy-on-write view: the real home read-only below, the
+ * session's home/ above, where what tools write there lands (caches,
+ * ~/.npm, pip --user), seen by the run's later commands and never by the
+ * real home.  Each command mounts its own overlay with a work directory
+ * of its own (work/PID); they share the upper layer.  A path overlay's
+ * option string cannot carry (',', ':', '\\') leaves the home read-only.
+ */
+static void
+plan_home(struct es_sbx_plan *pl, const char *d, const char *home)
+{
+	char up[ES_PATH_MAX], wk[ES_PATH_MAX], opts[3 * ES_PATH_MAX + 64];
+	char *h;
+
+	if (home == NULL || (h = realpath(home, NULL)) == NULL)
+		return;
+	snprintf(up, sizeof(up), "%s/home", d);
+	snprintf(wk, sizeof(wk), "%s/work", d);
+	if (strpbrk(h, ",:\\") != NULL || strpbrk(d, ",:\\") != NULL ||
+	    strcmp(h, "/") == 0 || !own_dir(up) ||
+	    (mkdir(wk, 0700) == -1 && errno != EEXIST) || !own_dir(wk)) {
+		free(h);
+		return;
+	}
+	snprintf(wk, sizeof(wk), "%s/work/%ld", d, (long)pl->outer);
+	if (mkdir(wk, 0700) == -1 && errno != EEXIST) {
+		free(h);
+		return;
+	}
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,"
+	    "userxattr,volatile", h, up, wk);
+	pl->s_home = h;
+	pl->s_ovl = xstrdup(opts);
+}
+
 void
-es_sbx_plan_session(struct es_sbx_plan *pl)
+es_sbx_plan_session(struct es_sbx_plan *pl, const char *home)
 {
 	const char *d = getenv("ENVSHIM_SESSION");
 	char base[64], buf[ES_PATH_MAX], *t, *v;
@@ -368,6 +421,7 @@ es_sbx_plan_session(struct es_sbx_plan *pl)
 	}
 	pl->s_tmp = t;
 	pl->s_vartmp = v;
+	plan_home(pl, d, home);
 }
 
 /* The environment as received, plus the namespace identity slot. */

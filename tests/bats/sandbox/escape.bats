@@ -242,11 +242,11 @@ ln ~/.ssh/id_ed25519 hardkey 2>/dev/null && echo "key hard link made"
 true'
 	run sbx_agent "$attack"
 	[ "$status" -eq 0 ]
-	# The attack ran, and the links led nowhere useful.
+	# The attack ran, and the links led nowhere useful: the write through
+	# the symlink landed in the run's layer of the home, not in the home.
 	grep -qx 'key: cat: keys/id_ed25519: No such file or directory' <<<"$output"
-	grep -q 'myhome/.bashrc: Read-only file system' <<<"$output"
 	! grep -q 'PRIVATE KEY' <<<"$output" || false
-	! grep -q -e 'wrote through' -e 'hard link made' <<<"$output" || false
+	! grep -q 'hard link made' <<<"$output" || false
 	[ "$(cat "$R/home/.bashrc")" = '# bashrc' ]
 	# Control: without the sandbox the same links reach home.
 	rm -f "$R/ws/hard" "$R/ws/hardkey"
@@ -440,8 +440,10 @@ true'
 	# The nested namespace is real (the test can fail) ...
 	grep -qx nested-userns <<<"$output"
 	grep -qx tmpfs-ok <<<"$output"
-	# ... and gains nothing over the sandbox's own mounts.
-	! grep -q -e '^mounted' -e remounted -e unmounted -e wrote-bashrc -e 'PRIVATE KEY' <<<"$output" || false
+	# ... and gains nothing over the sandbox's own mounts.  The home is
+	# the run's writable layer already (remounting it, writing there is
+	# allowed); the real file is what must stay.
+	! grep -q -e '^mounted' -e remounted-root -e unmounted -e 'PRIVATE KEY' <<<"$output" || false
 	[ "$(cat "$R/home/.bashrc")" = '# bashrc' ]
 	grep -q '^nested pids: [0-9]$' <<<"$output"
 }

@@ -10,7 +10,8 @@ load ../common
 
 setup() {
 	nobody_dirs
-	cd "$BATS_TEST_TMPDIR/ws"
+	WS=$BATS_TEST_TMPDIR/ws
+	cd "$WS"
 	BASE=/tmp/envshim-$(as_nobody id -u)
 }
 
@@ -227,4 +228,132 @@ print(os.path.isdir(os.environ['TMPDIR']))
 		ENVSHIM_MODE=audit LD_PRELOAD="$SHIM" sh -c 'echo "$TMPDIR ${ENVSHIM_SESSION:-none}"'
 	[ "$status" -eq 0 ]
 	[ "$output" = "/var/tmp none" ]
+}
+
+# ---- the home: a copy-on-write layer of the session ----
+
+# home_hash: every path, mode, size and content under the real home.
+home_hash() {
+	(cd "$HOME" && find . -printf '%p %m %s %l\n' | LC_ALL=C sort &&
+		find . -type f -exec sha256sum {} + | LC_ALL=C sort) | sha256sum
+}
+
+@test "home: writes land in the session's layer, later calls see them, the real home never does" {
+	mkdir -p "$HOME/.ssh"
+	echo 'PRIVATE KEY' >"$HOME/.ssh/id_ed25519"
+	echo '# bashrc' >"$HOME/.bashrc"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	before=$(home_hash)
+	run py '
+import os, subprocess
+sess = os.path.dirname(os.environ["TMPDIR"])
+subprocess.run(["bash", "-c", "echo evil >>~/.bashrc; mkdir -p ~/.cache/tool && echo c >~/.cache/tool/f; cat ~/.ssh/id_ed25519 2>&1; rm ~/.bashrc && echo removed; echo new >~/.bashrc"])
+subprocess.run(["bash", "-c", "cat ~/.bashrc ~/.cache/tool/f; ls -A ~/.ssh | wc -l"])
+print("layer", sorted(os.listdir(sess + "/home")))
+print("sess", sess)
+'
+	[ "$status" -eq 0 ]
+	grep -q "id_ed25519: No such file or directory" <<<"$output"
+	grep -qx removed <<<"$output"
+	grep -qx new <<<"$output"
+	grep -qx c <<<"$output"
+	grep -qx 0 <<<"$output"
+	grep -qx "layer \['.bashrc', '.cache'\]" <<<"$output"
+	[ "$(home_hash)" = "$before" ]
+	[ "$(cat "$HOME/.bashrc")" = '# bashrc' ]
+	# discarded with the session
+	sess=$(sed -n 's/^sess //p' <<<"$output")
+	[ ! -e "$sess" ]
+}
+
+@test "home: go build && go test, npm install of a local tarball, venv + pip install of a local wheel" {
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	# a Go module, an npm package tarball and a wheel, all local
+	mkdir -p "$WS/gomod" "$WS/pkg/package" "$WS/app"
+	printf 'module example.com/m\n\ngo 1.19\n' >"$WS/gomod/go.mod"
+	printf 'package main\n\nfunc add(a, b int) int { return a + b }\n\nfunc main() { println(add(1, 2)) }\n' >"$WS/gomod/main.go"
+	printf 'package main\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif add(1, 2) != 3 {\n\t\tt.Fatal("add")\n\t}\n}\n' >"$WS/gomod/main_test.go"
+	printf '{"name":"localpkg","version":"1.0.0","main":"index.js"}\n' >"$WS/pkg/package/package.json"
+	printf 'module.exports = 42;\n' >"$WS/pkg/package/index.js"
+	tar -C "$WS/pkg" -czf "$WS/localpkg-1.0.0.tgz" package
+	printf '{"name":"app","version":"1.0.0"}\n' >"$WS/app/package.json"
+	/usr/bin/python3 - "$WS/m-1.0-py3-none-any.whl" <<'PY'
+import sys, zipfile, hashlib, base64
+files = {"m.py": b"VALUE = 7\n",
+         "m-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: m\nVersion: 1.0\n",
+         "m-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+rec = []
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for n, d in files.items():
+        z.writestr(n, d)
+        h = base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode()
+        rec.append("%s,sha256=%s,%d" % (n, h, len(d)))
+    rec.append("m-1.0.dist-info/RECORD,,")
+    z.writestr("m-1.0.dist-info/RECORD", "\n".join(rec) + "\n")
+PY
+	chmod -R a+rwX "$WS"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$WS"
+	before=$(home_hash)
+	run py '
+import subprocess, sys
+def call(s):
+    r = subprocess.run(["bash", "-c", s])
+    print("status", r.returncode)
+call("cd gomod && go build -o m . && ./m && go test ./... 2>&1 | tail -1")
+call("ls ~/.cache/go-build | head -1 | wc -l")
+call("cd app && npm install --no-audit --no-fund --offline ../localpkg-1.0.0.tgz >/dev/null 2>&1; echo npm $?; node -e \"console.log(require(\\\"localpkg\\\"))\"")
+call("ls -d ~/.npm/_cacache")
+call("python3 -m venv venv && venv/bin/pip install --no-index -q ./m-1.0-py3-none-any.whl && venv/bin/python -c \"import m; print(\\\"m\\\", m.VALUE)\"")
+'
+	[ "$status" -eq 0 ]
+	[ "$(grep -cx 'status 0' <<<"$output")" -eq 5 ]
+	grep -qx 3 <<<"$output"
+	grep -q "^ok.*example.com/m" <<<"$output"
+	grep -qx "npm 0" <<<"$output"
+	grep -qx 42 <<<"$output"
+	grep -qx "m 7" <<<"$output"
+	[ "$(home_hash)" = "$before" ]
+	[ ! -e "$HOME/.cache/go-build" ]
+	[ ! -e "$HOME/.npm" ]
+}
+
+@test "home: two concurrent runs do not see each other's layer" {
+	go=$WS/go
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	py "
+import os, subprocess, time
+subprocess.run(['bash', '-c', 'echo A >~/.run-a'], check=True)
+open('$WS/a-ready', 'w').write('1')
+while not os.path.exists('$go'):
+    time.sleep(0.05)
+" &
+	BGPID=$!
+	for _ in $(seq 100); do [ -e "$WS/a-ready" ] && break; sleep 0.1; done
+	[ -e "$WS/a-ready" ]
+	run py "
+import subprocess
+subprocess.run(['bash', '-c', 'cat ~/.run-a 2>&1; echo done'])
+"
+	as_nobody touch "$go"
+	wait "$BGPID"
+	BGPID=
+	[ "$status" -eq 0 ]
+	lacks -x A
+	grep -q "No such file" <<<"$output"
+	grep -qx done <<<"$output"
+	[ ! -e "$HOME/.run-a" ]
+}
+
+@test "home: Claude Code's shell-snapshots directory is bound writable at its real path" {
+	mkdir -p "$HOME/.claude/shell-snapshots"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	run py '
+import subprocess
+subprocess.run(["bash", "-c", "echo \"export X=1\" >~/.claude/shell-snapshots/snapshot-bash-1.sh && echo wrote; echo no >~/.claude/other 2>&1"])
+'
+	[ "$status" -eq 0 ]
+	grep -qx wrote <<<"$output"
+	[ "$(cat "$HOME/.claude/shell-snapshots/snapshot-bash-1.sh")" = "export X=1" ]
+	# the rest of ~/.claude went to the layer, not the real home
+	[ ! -e "$HOME/.claude/other" ]
 }
