@@ -10,6 +10,7 @@
  *		var-tmp/			/var/tmp inside
  *		home/				the home's copy-on-write layer
  *		work/PID/			overlay's work dir, one a command
+ *		workspace			where the run started (envshim session)
  *
  * PID and START (the launch root's start time in clock ticks, field 22 of
  * /proc/PID/stat) name the process whose end ends the session: a session

@@ -43,6 +43,7 @@ static const char usage_text[] =
 "       envshim policy [--policy FILE] [--builtin]\n"
 "       envshim log [FILE | -] [--policy FILE] [--json] [--since TIME]\n"
 "       envshim doctor [--policy FILE]\n"
+"       envshim session [--all] [--discard]\n"
 "       envshim --help | --version\n"
 "\n"
 "Runs COMMAND (an AI agent) with libenvshim.so preloaded: every program it\n"
@@ -57,6 +58,8 @@ static const char usage_text[] =
 "  policy         print the effective policy, each line with its origin\n"
 "  log            the audit log as a process tree, with a summary\n"
 "  doctor         check that this system can run envshim, and say how to fix it\n"
+"  session        this workspace's agent runs and what their shells wrote\n"
+"                 outside it; --discard removes those whose agent ended\n"
 "\n"
 "To run a program named like a subcommand, write: envshim -- check\n"
 "\n"
@@ -347,6 +350,7 @@ main(int argc, char **argv)
 		{ "policy", "envshim policy", es_cmd_policy },
 		{ "log", "envshim log", es_cmd_log },
 		{ "doctor", "envshim doctor", es_cmd_doctor },
+		{ "session", "envshim session", es_cmd_session },
 	};
 	size_t	i;
 

@@ -212,6 +212,23 @@ reap_stale(const char *base)
 	closedir(d);
 }
 
+/* The workspace the run started in, for `envshim session`: best effort. */
+static void
+note_workspace(const char *dir)
+{
+	char path[ES_PATH_MAX], cwd[ES_PATH_MAX], ws[ES_PATH_MAX];
+	int fd;
+
+	if (getcwd(cwd, sizeof(cwd)) == NULL || realpath(cwd, ws) == NULL)
+		return;
+	snprintf(path, sizeof(path), "%s/workspace", dir);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1)
+		return;
+	(void)!write(fd, ws, strlen(ws));
+	close(fd);
+}
+
 int
 es_session_start(char *dir, size_t len, const char **why)
 {
@@ -247,5 +264,6 @@ es_session_start(char *dir, size_t len, const char **why)
 			return -1;
 		}
 	}
+	note_workspace(dir);
 	return 0;
 }
