@@ -62,6 +62,7 @@ struct es_audit {
 	const char		*reason;	/* why refused/unconfined, or NULL */
 	int			 inside, agent, audit_mode;
 	long			 sandbox;	/* inside: the sandboxed launch's pid, else 0 */
+	const char		*session;	/* the agent run's session name, or NULL */
 	char *const		*envp;		/* the input environment ... */
 	size_t			 n;		/* ... its length ... */
 	const struct es_verdict	*v;		/* ... and its verdicts (or NULL) */

@@ -252,6 +252,8 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 		member(&w, "sandbox", decimal(n3, a->sandbox), 0);
 	member(&w, "agent", a->agent ? "true" : "false", 0);
 	member(&w, "mode", a->audit_mode ? "audit" : "enforce", 1);
+	if (a->session != NULL && a->session[0] != '\0')
+		member(&w, "session", a->session, 1);
 	member(&w, "path", a->path, 1);
 	if (!w.cut && open_array(&w, "dropped") == 0)
 		names(&w, a, ES_DROP);

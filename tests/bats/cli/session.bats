@@ -85,3 +85,17 @@ while not os.path.exists('$WS/go'):
 	[ "$status" -eq 0 ]
 	[ "$output" = "usage: envshim session [--all] [--discard]" ]
 }
+
+@test "envshim log names the session each launch belonged to" {
+	start_agent
+	as_nobody touch "$WS/go"
+	wait "$BGPID"
+	BGPID=
+	log=$BATS_TEST_TMPDIR/state/envshim/audit.jsonl
+	grep '"path":"/usr/bin/bash"' "$log" | grep -q "\"session\":\"$(basename "$SESS")\""
+	# what ran inside is filed under the same session
+	grep '"inside":true' "$log" | grep -q "\"session\":\"$(basename "$SESS")\""
+	run as_nobody "$ENVSHIM" log "$log"
+	[ "$status" -eq 0 ]
+	grep -qx "   session: $(basename "$SESS")" <<<"$output"
+}
