@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "es_session.h"
 #include "cmd.h"
 #include "es_root.h"
 
@@ -323,6 +324,19 @@ state_text(const struct es_shim *s, char *buf, size_t cap)
 	return n;
 }
 
+/*
+ * The agent never started: the session es_root_init made for it goes
+ * now (a started agent's pid ends it, or the next start).
+ */
+static int
+end_session(const struct es_shim *s, int status)
+{
+	if (s->e_session[0] != '\0')
+		(void)es_session_remove(s->e_session +
+		    sizeof(ES_SESSION_VAR));
+	return status;
+}
+
 int
 es_contain_run(char **cmd, const char *exe, const char *shim,
     const char *policy, int audit)
@@ -347,7 +361,7 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 	es_root_init(s, policy, audit ? "audit" : NULL, environ, interp, av);
 	if (s->broken) {
 		fprintf(stderr, "envshim: %s\n", s->why);
-		return ES_EXIT_FAIL;
+		return end_session(s, ES_EXIT_FAIL);
 	}
 	len = state_text(s, state, ES_CONTAIN_MAX);
 	/* Root's shells would all be refused: say so instead of starting. */
@@ -355,7 +369,7 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 	    (getuid() == 0 && s->pol.sandbox != ES_SANDBOX_OFF &&
 	    s->pol.mode != ES_MODE_AUDIT && nested_userns(&e) == -1)) {
 		fprintf(stderr, "envshim: --contain: %s\n", e.msg);
-		return ES_EXIT_FAIL;
+		return end_session(s, ES_EXIT_FAIL);
 	}
 	/* A dynamic agent's shim reads the file; the environment is for the agent's eyes. */
 	if (putenv(s->e_config) != 0 || putenv(s->e_launch) != 0 ||
@@ -364,7 +378,7 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 	    (s->e_session[0] != '\0' && putenv(s->e_session) != 0)) {
 		fprintf(stderr, "envshim: cannot set the environment: %s\n",
 		    strerror(errno));
-		return ES_EXIT_FAIL;
+		return end_session(s, ES_EXIT_FAIL);
 	}
 	for (n = 0; cmd[n] != NULL; n++)
 		;
@@ -378,7 +392,7 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 	c = errno;
 	fprintf(stderr, "envshim: %s: %s\n", cmd[0],
 	    c == ENOENT ? "command not found" : strerror(c));
-	return c == ENOENT ? ES_EXIT_NOTFOUND : ES_EXIT_NOEXEC;
+	return end_session(s, c == ENOENT ? ES_EXIT_NOTFOUND : ES_EXIT_NOEXEC);
 }
 
 int
