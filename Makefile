@@ -37,8 +37,9 @@ PRELOAD		:= $(patsubst shim/%.c,%,$(call room,preload))
 SANDBOX		:= $(patsubst shim/%.c,%,$(call room,sandbox))
 CLI		:= $(patsubst shim/%.c,%,$(call room,cli))
 # What the command takes from the other rooms: --contain computes the
-# launch root's state (root, launch), doctor asks the kernel for Landlock.
-CLI_USES	:= preload/root preload/launch preload/session sandbox/landlock
+# launch root's state (root, launch, session), doctor asks the kernel for
+# Landlock and looks for the hide list's entries on this machine.
+CLI_USES	:= preload/root preload/launch preload/session sandbox/landlock sandbox/expand
 
 LIB_OBJS	:= $(addprefix $(B)/pic/,$(addsuffix .o,$(PRELOAD) $(ENGINE)))
 CMD_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,$(CLI) $(CLI_USES) $(ENGINE)))
@@ -239,6 +240,13 @@ security-report: all asan-bins $(PROG_BINS) $(FUZZ_BINS)
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(REPORT_FUZZ_SECONDS)
 	python3 tests/security_report.py $(B) docs/security.md
 
+# The real agent CLIs from npm, driven through a mock LLM server of our own
+# on 127.0.0.1, without and with envshim (tests/e2e/README.md).  Not in
+# check: it needs the npm registry and a few GB of disk.
+e2e: deps
+	$(MAKE) --no-print-directory all
+	tests/e2e/run
+
 # Benchmarks against the floor and peers (tests/bench/run.py); not in check.
 # Builds what it can: a missing product is reported by the run, not hidden.
 bench:
@@ -291,7 +299,7 @@ names-ix: $(B)/obj/engine/names.o $(B)/obj/engine/names_ix.o
 	$(B)/gen_names_ix >shim/engine/names_ix.c.new && \
 	    mv shim/engine/names_ix.c.new shim/engine/names_ix.c
 
-.PHONY: all deps names-ix unit unit-asan asan-bins clang-build bats check bench demo clean install \
+.PHONY: all deps names-ix unit unit-asan asan-bins clang-build bats check bench demo clean e2e install \
 	uninstall FORCE fuzz fuzz-bins fuzz-short security-report
 
 -include $(wildcard $(B)/obj/*/*.d $(B)/pic/*/*.d $(B)/musl/*/*.d)

@@ -25,10 +25,20 @@ alias aider='envshim -- aider'
 # use contain mode as for codex below.
 alias opencode='envshim -- opencode'
 
-# Codex CLI: `codex` is a node launcher that starts a statically linked
-# (musl) binary, which LD_PRELOAD cannot enter, and Codex deletes every
-# LD_* variable at start.  Contain mode covers it: in a user + mount
-# namespace /etc/ld.so.preload names the shim, so every dynamically linked
-# program Codex starts loads it whatever its environment, filters itself
-# before main, and shells go to the sandbox.  Codex keeps its own key.
-alias codex='envshim --contain -- codex'
+# Codex CLI: `codex` is a node launcher that hands itself over to a
+# statically linked (musl) binary of its platform package, which
+# LD_PRELOAD cannot enter, and Codex deletes every LD_* variable at start.
+# envshim sees that and runs it in contain mode by itself (one line on
+# stderr says so): in a user + mount namespace /etc/ld.so.preload names
+# the shim, so every dynamically linked program Codex starts loads it
+# whatever its environment, filters itself before main, and shells go to
+# the sandbox.  Codex keeps its own key.
+alias codex='envshim -- codex'
+
+# Qwen Code: node.  cli-entry.js re-launches `node --expose-gc cli.js`, a
+# hand-over to another file of its own package: it keeps OPENAI_API_KEY.
+alias qwen='envshim -- qwen'
+
+# Copilot CLI: a node loader that starts the native binary of its platform
+# package (@github/copilot-linux-x64), another hand-over.
+alias copilot='envshim -- copilot'

@@ -13,16 +13,20 @@
 #include "es_limits.h"
 #include "es_policy.h"
 
-/* Bytes of a file's head that es_sniff wants to see. */
-#define ES_SNIFF_HEAD	1024	/* ELF program headers sit at offset 64 */
+/*
+ * Bytes of a file's head that es_sniff wants to see, and the most that
+ * es_sniff_more asks for at a time: the caller's one buffer.
+ */
+#define ES_SNIFF_HEAD	1024	/* ELF program headers usually sit at offset 64 */
 
 enum es_kind {
 	ES_K_OTHER = 0,		/* not ELF, no "#!": the kernel says ENOEXEC */
 	ES_K_ELF_DYNAMIC,	/* has PT_INTERP (in interp): the shim loads if it is ld.so */
 	ES_K_ELF_STATIC,	/* no PT_INTERP: the shim cannot follow */
 	ES_K_SCRIPT,		/* "#!": interp/arg filled in */
-	ES_K_ELF_UNKNOWN,	/* ELF whose headers lie beyond the head read */
-	ES_K_ELF_FOREIGN	/* another ELF class or machine: the shim can't load */
+	ES_K_ELF_UNKNOWN,	/* ELF the kernel would not load: bad or cut headers */
+	ES_K_ELF_FOREIGN,	/* another ELF class or machine: the shim can't load */
+	ES_K_ELF_MORE		/* not yet known: es_sniff_more wants bytes */
 };
 
 /* The kernel reads at most this much of a "#!" line (BINPRM_BUF_SIZE). */
@@ -33,10 +37,30 @@ struct es_sniff {
 	char	 interp[ES_SHEBANG_MAX];	/* "#!" interpreter, or ELF PT_INTERP */
 	char	 arg[ES_SHEBANG_MAX];		/* its optional argument */
 	char	 judge[ES_SHEBANG_MAX];		/* what decides: see es_script_judge */
+	int	 program;	/* ES_K_ELF_STATIC: a program (ET_EXEC, or ET_DYN */
+				/* with DF_1_PIE), not a shared object or a loader */
+	/* ES_K_ELF_MORE: the file's bytes [want_off, want_off + want_len). */
+	unsigned long long want_off;
+	size_t	 want_len;	/* at most ES_SNIFF_HEAD */
+	/* Where es_sniff_more is; the caller does not look. */
+	int	 stage, e_type;
+	unsigned long long next, left;	/* table being read: offset, bytes */
+	unsigned long long i_off, i_len, d_off, d_len;
+	int	 has_interp, has_dyn;
 };
 
-/* Classifies a file from its first n bytes.  Never fails. */
+/*
+ * Classifies a file from its first n bytes.  Never fails.  An ELF whose
+ * program headers, loader path or dynamic section lie beyond the head
+ * comes back ES_K_ELF_MORE: the caller reads what want_off and want_len
+ * name and hands it to es_sniff_more, until the kind is another.  Each
+ * call moves forward through the file, so the rounds are bounded by
+ * ES_SNIFF_ROUNDS.  The kernel reads the same bytes before it runs the
+ * file: what comes out is what the kernel will do.
+ */
 void	es_sniff(const unsigned char *head, size_t n, struct es_sniff *);
+/* buf holds n bytes from want_off (fewer than want_len: the file ended). */
+void	es_sniff_more(const unsigned char *buf, size_t n, struct es_sniff *);
 
 /*
  * Is path a shell: its last component is one of sh bash dash zsh ksh mksh
@@ -61,6 +85,8 @@ struct es_audit {
 	const char		*would;		/* with action "audit": enforce's action */
 	const char		*reason;	/* why refused/unconfined, or NULL */
 	int			 inside, agent, audit_mode;
+	const char		*handover;	/* agent: the file of its install it */
+						/* handed itself to, or NULL */
 	long			 sandbox;	/* inside: the sandboxed launch's pid, else 0 */
 	const char		*session;	/* the agent run's session name, or NULL */
 	char *const		*envp;		/* the input environment ... */
@@ -68,6 +94,11 @@ struct es_audit {
 	const struct es_verdict	*v;		/* ... and its verdicts (or NULL) */
 	const struct es_policy	*p;		/* masks secret-shaped argv */
 	const char *const	*quiet;		/* entries not worth listing (or NULL) */
+	int			 program;	/* 1 + the program rule it runs under, or 0 */
+	const char		*program_rule;	/* its "file:line"; NULL: from p */
+	char *const		*own;		/* the agent's own environment: a */
+						/* secret dropped that is not there */
+						/* was set for this launch (lost) */
 };
 
 /*

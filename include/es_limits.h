@@ -12,7 +12,11 @@
 #define ES_MAX_RULES		512	/* drop, keep, secret-name, ... lines */
 #define ES_MAX_SETS		64	/* set NAME=VALUE lines */
 #define ES_MAX_PATHS		64	/* each of rw, ro, hide */
+#define ES_HIDE_MOUNTS		512	/* paths the builtin hide list expands to */
 #define ES_MAX_SHELLS		32	/* extra shell names */
+#define ES_MAX_PROGRAMS		32	/* program rules (distinct programs) */
+#define ES_PROGRAM_WORDS	8	/* a program's name and leading arguments */
+#define ES_PROGRAM_KEEPS	16	/* keep patterns of one program */
 #define ES_POLICY_TEXT_MAX	65536	/* bytes of one policy file */
 #define ES_PATTERN_MAX		255	/* bytes of one pattern */
 #define ES_LITERAL_MAX		1024	/* bytes of one secret-value literal */
@@ -24,6 +28,14 @@
 #define ES_STACK_ENV		512	/* envp entries handled on the stack; more: mmap */
 #define ES_PATH_ENTRIES_MAX	1024	/* PATH entries kept; more: PATH drops */
 #define ES_MAX_ARGS		1024	/* execl-family arguments (8 KiB of stack) */
+#define ES_SNIFF_TABLE_MAX	65536	/* bytes of ELF program headers (the kernel's */
+					/* bound) or of a dynamic section read */
+#define ES_SNIFF_ROUNDS		160	/* es_sniff_more calls for one file */
+#define ES_PKG_DEPTH		32	/* JSON nesting a package.json may have */
+#define ES_PKG_JSON_MAX		(1L << 20) /* bytes of a package.json read */
+#define ES_TREE_MAX		4	/* directories of the agent's install */
+#define ES_TREE_UP		8	/* levels from the agent's file to its package.json */
+#define ES_CONTAIN_ROOT_ID	65533	/* root's uid and gid inside contain mode */
 #define ES_CONTAIN_SUBMOUNTS	64	/* mounts under /etc that --contain keeps */
 
 #endif

@@ -40,6 +40,7 @@ enum es_reason {
 	ES_R_LOCKED,		/* "locked": ENVSHIM_* or a forced name */
 	ES_R_NORMALISED,	/* "normalised": PATH entries cleaned */
 	ES_R_AGENT,		/* "agent": kept because the target is the agent */
+	ES_R_PROGRAM,		/* "program": kept by a program rule */
 	ES_R_TAME,		/* "tame": an inert taming value, into the sandbox */
 	ES_R_INSIDE,		/* "inside": set inside the sandbox, for inside */
 	ES_R__COUNT
@@ -56,7 +57,9 @@ enum es_rule_kind {
 };
 
 enum es_mode { ES_MODE_ENFORCE = 0, ES_MODE_AUDIT };
-enum es_sandbox_mode { ES_SANDBOX_REQUIRED = 0, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF };
+/* ALL: as REQUIRED, and every program the agent starts, not only shells. */
+enum es_sandbox_mode { ES_SANDBOX_REQUIRED = 0, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF,
+	ES_SANDBOX_ALL };
 enum es_unfollow { ES_UNFOLLOW_SANDBOX = 0, ES_UNFOLLOW_REFUSE, ES_UNFOLLOW_ALLOW };
 enum es_log_kind { ES_LOG_DEFAULT = 0, ES_LOG_PATH, ES_LOG_STDERR, ES_LOG_SYSLOG, ES_LOG_OFF };
 
@@ -70,6 +73,21 @@ struct es_rule {
 	unsigned short	 len;		/* strlen(pat) */
 	unsigned int	 line;		/* line in that layer's file */
 	const char	*pat;		/* into arena */
+};
+
+/*
+ * "program WORD... keep PATTERN...": launches of one program the agent
+ * starts keep the patterns (over every other rule but the locked ones and
+ * LD_*), and so do that launch's descendants.  word[0] is a path (has a
+ * '/') or a base name; word[1..] are the leading arguments, exact.  Lines
+ * naming the same words are one entry; each keep records its own line.
+ */
+struct es_program {
+	unsigned char	 layer;		/* of the first line naming it */
+	unsigned char	 nwords, nkeep;
+	unsigned int	 line;
+	const char	*word[ES_PROGRAM_WORDS];	/* into arena */
+	struct es_rule	 keep[ES_PROGRAM_KEEPS];	/* kind ES_RULE_KEEP */
 };
 
 /* A path-valued or string-valued setting, with where it came from. */
@@ -102,6 +120,12 @@ struct es_policy {
 	struct es_item	 ro[ES_MAX_PATHS];
 	struct es_item	 hide[ES_MAX_PATHS];
 	struct es_item	 shells[ES_MAX_SHELLS];
+	size_t		 nprograms;
+	struct es_program programs[ES_MAX_PROGRAMS];
+	size_t		 nreveal;		/* builtin hide entries re-shown */
+	struct es_item	 reveal[ES_MAX_PATHS];
+	unsigned char	 home_private, home_private_layer;	/* "home private" */
+	unsigned int	 home_private_line;
 	size_t		 arena_used;
 	char		 arena[ES_POLICY_ARENA];
 	/* The builtin name index, built with the program (names_ix.c). */
@@ -144,6 +168,8 @@ struct es_verdict {
  * shim's.
  */
 #define ES_F_INSIDE	0x4
+/* A launch of (or inside) program rule i: its keeps apply.  i < ES_MAX_PROGRAMS. */
+#define ES_F_PROGRAM(i)	(0x100u | ((unsigned int)(i) << 16))
 
 /* ---- policy.c / parse.c: building and printing a policy ---- */
 
@@ -166,6 +192,7 @@ int	es_policy_parse(struct es_policy *p, const char *text, size_t len,
 
 #define ES_FMT_BUILTIN	0x1	/* include the compiled-in lists */
 #define ES_FMT_ORIGIN	0x2	/* "# origin:line" after each line */
+#define ES_FMT_SETTINGS	0x4	/* the builtin settings too (mode, sandbox, ...) */
 /*
  * Writes the effective policy as policy text.  Without ES_FMT_BUILTIN it
  * writes only what the non-builtin layers said, in a form es_policy_parse
@@ -211,6 +238,24 @@ long	es_filter(const struct es_policy *, const struct es_snapshot *snap,
 	    unsigned int flags, char *const envp[], size_t n,
 	    const char *const forced[], const char **out, size_t outcap,
 	    struct es_verdict *v, void *scratch, size_t scratchlen);
+
+/*
+ * The program rule a launch matches, or -1: path is the file as the
+ * launcher named it, real the file it resolves to (may be NULL), argv
+ * the arguments.  word[0] is compared with path and real (a name without
+ * '/': with their last components); word[1..] with argv[1..].  The rule
+ * naming the most words wins; of equals, the later.  AS-safe.
+ */
+int	es_program_match(const struct es_policy *, const char *path,
+	    const char *real, char *const argv[]);
+/*
+ * Is name (a path's last component counts) an interpreter or package
+ * runner, named by a program rule only with its script (parse.c)?
+ */
+int	es_program_runner(const char *name);
+/* The keep of program rule prog that keeps name, or NULL.  AS-safe. */
+const struct es_rule *es_program_keep(const struct es_policy *, int prog,
+	    const char *name, size_t nlen);
 
 /* ---- shapes.c ---- */
 

@@ -17,25 +17,28 @@
 #include "es_policy.h"
 
 #define ES_MAX_POPEN	64	/* popen streams open at once */
-#define ES_NFORCED	8	/* LD_PRELOAD and the ENVSHIM_* a child inherits */
+#define ES_NFORCED	10	/* LD_PRELOAD and the ENVSHIM_* a child inherits */
 
 /* What each string of the state may hold, with its NUL. */
 #define ES_CAP_PRELOAD	(ES_PATH_MAX + 16)		/* LD_PRELOAD=... */
-#define ES_CAP_AGENT	80				/* ENVSHIM_AGENT=d:i:s, 3x20 digits */
+#define ES_CAP_AGENT	88				/* ENVSHIM_AGENT=d:i:s:h, 3x20 digits */
+#define ES_CAP_TREE	(ES_TREE_MAX * ES_PATH_MAX + 32)	/* ENVSHIM_AGENT_TREE=a:b */
 #define ES_CAP_NS	64				/* ENVSHIM_SANDBOX_NS=... */
 #define ES_CAP_WS	(ES_PATH_MAX + 32)		/* ENVSHIM_WORKSPACE=... */
 #define ES_CAP_LAUNCH	(ES_SNAPSHOT_MAX * 34 + 32)	/* ENVSHIM_LAUNCH=... */
 #define ES_CAP_CONFIG	(ES_POLICY_TEXT_MAX + 32)	/* ENVSHIM_CONFIG=... */
+#define ES_CAP_PROGRAM	(ES_PATH_MAX + 64)		/* ENVSHIM_PROGRAM=i:file:line */
 #define ES_CAP_SESSION	(ES_PATH_MAX + 32)		/* ENVSHIM_SESSION=... */
 /* Room for all of them at their largest, the helper and the log path. */
-#define ES_SHIM_TEXT	(1 + ES_CAP_PRELOAD + 2 * ES_PATH_MAX + ES_CAP_AGENT + \
-			 ES_CAP_NS + ES_CAP_WS + ES_CAP_LAUNCH + ES_CAP_CONFIG + \
-			 ES_CAP_SESSION)
+#define ES_SHIM_TEXT	(1 + ES_CAP_PRELOAD + 2 * ES_PATH_MAX + 2 * ES_CAP_AGENT + \
+			 ES_CAP_TREE + ES_CAP_NS + ES_CAP_WS + ES_CAP_LAUNCH + \
+			 ES_CAP_CONFIG + ES_CAP_PROGRAM + ES_CAP_SESSION)
 
 /* Contain mode's launch state: present only in the agent's namespace. */
 #define ES_CONTAIN_NAME	"envshim/contain"
 #define ES_CONTAIN_FILE	"/etc/" ES_CONTAIN_NAME
-#define ES_CONTAIN_MAX	(ES_POLICY_TEXT_MAX + ES_SNAPSHOT_MAX * 34 + 2 * ES_PATH_MAX + 256)
+#define ES_CONTAIN_MAX	(ES_POLICY_TEXT_MAX + ES_SNAPSHOT_MAX * 34 + 2 * ES_PATH_MAX + \
+			 ES_CAP_TREE + 256)
 
 typedef int (*es_execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*es_execveat_fn)(int, const char *, char *const[], char *const[], int);
@@ -62,9 +65,19 @@ struct es_shim {
 	dev_t			 agent_dev;
 	ino_t			 agent_ino;
 	unsigned long long	 agent_script;	/* es_agent_script of the root */
+	int			 is_agent;	/* this process is the agent: it */
+						/* alone matches program rules */
+	int			 handed;	/* its parent said so (ENVSHIM_AGENT's 4th field) */
+	int			 contain;	/* contain mode: ES_CONTAIN_FILE is there */
+	size_t			 ntree;		/* the agent's install: es_agent_install */
+	const char		*tree[ES_TREE_MAX];
+	size_t			 tree_len[ES_TREE_MAX];
 	int			 self_launcher;	/* the agent, as a shell or env... */
 	pid_t			 self_pid;	/* ...when getpid() is still this */
 	long			 sandbox_pid;	/* inside: the sandboxed launch's pid outside */
+	int			 program;	/* 1 + the program rule this */
+						/* process runs under; 0 none */
+	const char		*program_rule;	/* its "file:line", from the mark */
 	const char		*ldso;		/* the ld.so that loaded us: a */
 						/* target naming another loader */
 						/* is unfollowable */
@@ -76,7 +89,8 @@ struct es_shim {
 	es_pclose_fn		 real_pclose;
 	es_syscall_fn		 real_syscall;
 	const char		*forced[ES_NFORCED + 1];
-	const char		*quiet[ES_NFORCED + 3];	/* forced, and the */
+	const char		*quiet[ES_NFORCED + 4];	/* forced, the marked */
+						/* agent entry, and the */
 						/* root's own ENVSHIM_POLICY/MODE */
 	char			 why[320];
 	/* Each "" until set once; all point into text. */
@@ -84,10 +98,13 @@ struct es_shim {
 	char			*log_path;
 	char			*e_preload;
 	char			*e_agent;
+	char			*e_agent_self;	/* e_agent marked: "you are the agent" */
+	char			*e_tree;
 	char			*e_ns;
 	char			*e_ws;
 	char			*e_launch;
 	char			*e_config;
+	char			*e_program;	/* the mark: ENVSHIM_PROGRAM=... */
 	char			*e_session;	/* ENVSHIM_SESSION=dir, or "" */
 	size_t			 text_used;
 	struct es_policy	 pol;
@@ -126,6 +143,18 @@ char	*es_text_keep(struct es_shim *, size_t len);
  */
 void	 es_root_init(struct es_shim *, const char *policyfile, const char *mode,
 	    char *const *envp, const char *exe, char *const *argv);
+/*
+ * The agent's install, from the file the agent is (its script, or its
+ * executable): the npm package that file belongs to (the nearest
+ * package.json above it, in node_modules/[@scope/]NAME) and the packages
+ * that package.json lists under optionalDependencies, found as node
+ * finds them - where npm puts an agent's native binary.  Real paths, at
+ * most ES_TREE_MAX, none in the workspace ws nor holding it (a file a
+ * sandboxed command can write is never the agent).  Returns how many.
+ */
+int	 es_agent_install(const char *file, const char *ws, char roots[][ES_PATH_MAX]);
+/* Points s->tree at the ':'-separated directories of value; 0, or -1. */
+int	 es_tree_parse(struct es_shim *, const char *value);
 
 /*
  * The end of the process the session was made for (the launch root, or
@@ -139,8 +168,17 @@ void	 es_shim_end(struct es_shim *);
 int	 es_cat(char *dst, size_t cap, const char *s);
 /* What identifies the script an interpreter runs (argv), or 0. */
 unsigned long long es_agent_script(const char *exe, char *const *argv);
-/* "ENVSHIM_AGENT=dev:ino:script" into buf (ES_CAP_AGENT bytes). */
-char	*es_agent_var(char *buf, dev_t, ino_t, unsigned long long script);
+/* That script's argument: the first non-option one (NULL: none, not an interpreter). */
+const char *es_agent_script_arg(const char *exe, char *const *argv);
+/*
+ * "ENVSHIM_AGENT=dev:ino:script[:1]" into buf (ES_CAP_AGENT bytes); the
+ * ":1" (self) tells the launched program it is the agent.
+ */
+char	*es_agent_var(char *buf, dev_t, ino_t, unsigned long long script, int self);
+/* Is the real path real in the agent's install (s->tree)? */
+int	 es_in_install(const struct es_shim *, const char *real);
+/* es_sniff of an open file, reading as far as its ELF headers lie. */
+ssize_t	 es_sniff_fd(int fd, unsigned char head[ES_SNIFF_HEAD], struct es_sniff *);
 /* "/proc/self/fd/N" for fd, into buf. */
 char	*es_fd_path(char *buf, int fd);
 

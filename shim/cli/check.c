@@ -20,7 +20,7 @@ enum { F_TABLE, F_TSV, F_JSON };
 
 static const char check_usage[] =
 "usage: envshim check [--policy FILE] [--format=table|tsv|json] "
-"[-- NAME=VALUE ...]\n";
+"[--program CMD [ARG...]] [-- NAME=VALUE ...]\n";
 
 static size_t
 namelen(const char *e)
@@ -88,23 +88,64 @@ json(char *const *env, size_t n, const struct es_verdict *v)
 	puts("]");
 }
 
+/*
+ * --program CMD [ARG...]: the program rule that would apply if the agent
+ * itself started CMD so (a shell never matches), as es_filter flags, with
+ * a line saying which.  Returns -1 when CMD cannot be found.
+ */
+static int
+program_flags(const struct es_policy *p, char **cmd, int say,
+    unsigned int *flags)
+{
+	char		 path[ES_PATH_MAX], real[ES_PATH_MAX];
+	const struct es_program *pr;
+	int		 m;
+
+	if (es_cmd_resolve(cmd[0], path, sizeof(path)) != 0) {
+		fprintf(stderr, "envshim check: %s: not found\n", cmd[0]);
+		return -1;
+	}
+	if (realpath(path, real) == NULL)
+		memcpy(real, path, strlen(path) + 1);
+	m = es_is_shell(p, path) || es_is_shell(p, real) ? -1 :
+	    es_program_match(p, path, real, cmd);
+	if (m < 0) {
+		if (say && (es_is_shell(p, path) || es_is_shell(p, real)))
+			printf("%s is a shell: no program rule applies to a "
+			    "shell\n\n", cmd[0]);
+		else if (say)
+			printf("no program rule matches %s: it gets what any "
+			    "tool gets\n\n", cmd[0]);
+		return 0;
+	}
+	pr = &p->programs[m];
+	*flags = ES_F_PROGRAM(m);
+	if (say) {
+		printf("program rule %s:%u matches %s\n\n",
+		    p->layer_name[pr->layer], pr->line, cmd[0]);
+	}
+	return 0;
+}
+
 int
 es_cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "program", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char		*file = NULL;
 	struct es_policy	*p;
 	struct es_verdict	*v;
-	char			**env;
+	char			**env, **cmd = NULL, **penv = NULL;
 	const char		**out;
 	void			*scratch;
 	size_t			 n, bytes = 0, i, slen;
-	int			 c, format = F_TABLE, rc = ES_EXIT_FAIL;
+	unsigned int		 flags = 0;
+	int			 c, format = F_TABLE, rc = ES_EXIT_FAIL, prog = 0;
 
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (c) {
@@ -124,6 +165,9 @@ es_cmd_check(int argc, char **argv)
 				return ES_EXIT_FAIL;
 			}
 			break;
+		case 'P':
+			prog = 1;
+			break;
 		case 'h':
 			fputs(check_usage, stdout);
 			return 0;
@@ -132,18 +176,39 @@ es_cmd_check(int argc, char **argv)
 			return ES_EXIT_FAIL;
 		}
 	}
+	/* --program: the command's words run up to "--" or the end. */
+	if (prog) {
+		if (optind >= argc || strcmp(argv[optind - 1], "--") == 0) {
+			fprintf(stderr, "envshim check: --program needs a "
+			    "command\n%s", check_usage);
+			return ES_EXIT_FAIL;
+		}
+		cmd = argv + optind;
+		while (optind < argc && strcmp(argv[optind], "--") != 0)
+			optind++;
+		if (optind < argc) {
+			argv[optind++] = NULL;
+			penv = argv + optind;
+		}
+	}
 	/* Words are only taken after "--", so a typo is not a variable. */
-	if (optind < argc && strcmp(argv[optind - 1], "--") != 0) {
+	if (optind < argc && !prog && strcmp(argv[optind - 1], "--") != 0) {
 		fprintf(stderr, "envshim check: '%s': put variables after "
 		    "--\n%s", argv[optind], check_usage);
 		return ES_EXIT_FAIL;
 	}
 	if ((p = es_cmd_load(es_cmd_policy_file(file))) == NULL)
 		return ES_EXIT_FAIL;
-	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0)
+	if (prog)
+		env = penv != NULL ? penv : environ;
+	else if (optind > 1 && strcmp(argv[optind - 1], "--") == 0)
 		env = argv + optind;
 	else
 		env = environ;
+	if (cmd != NULL && program_flags(p, cmd, format == F_TABLE, &flags) != 0) {
+		free(p);
+		return ES_EXIT_FAIL;
+	}
 	for (n = 0; env[n] != NULL; n++)
 		bytes += strlen(env[n]) + 1;
 	slen = es_filter_scratch(n, bytes);
@@ -154,7 +219,7 @@ es_cmd_check(int argc, char **argv)
 		fprintf(stderr, "envshim check: out of memory\n");
 		goto done;
 	}
-	if (es_filter(p, NULL, 0, env, n, NULL, out, n + p->nsets + 1, v,
+	if (es_filter(p, NULL, flags, env, n, NULL, out, n + p->nsets + 1, v,
 	    scratch, slen) < 0) {
 		fprintf(stderr, "envshim check: the filter failed\n");
 		goto done;

@@ -38,6 +38,22 @@ struct es_cmd_hop {
  */
 int		 es_cmd_env_hop(const char *exe, struct es_cmd_hop *hop);
 
+/*
+ * The words a program rule would name a launch by (path, argv's leading
+ * words): the file's name, and for an interpreter or package runner its
+ * arguments up to the first that is no option ("npx -y @scope/server",
+ * "node /srv/server.js").  Into out, space-separated.
+ */
+void		 es_cmd_program_words(const char *path, char *const *argv,
+		    size_t argc, char *out, size_t len);
+
+/*
+ * What the agent's launches recorded in the log file path from byte from
+ * on lost that the agent had set for them: one line a program, with the
+ * program rule that would let it through, to out (log.c).
+ */
+void		 es_cmd_lost_report(const char *path, long long from, FILE *out);
+
 /* Loads the launch root's layers; on error prints "envshim: ..." and NULL. */
 struct es_policy *es_cmd_load(const char *userfile);
 
@@ -57,8 +73,14 @@ void		 es_cmd_putjson(FILE *, const char *s, size_t n);
  */
 int		 es_contain_run(char **cmd, const char *exe, const char *shim,
 		    const char *policy, int audit);
-/* Can contain mode's namespace be made here?  0, or -1 with why. */
-int		 es_contain_probe(const char *shim, char *why, size_t len);
+/*
+ * Does the agent cmd (exe: where execvp finds it) hand itself over to a
+ * static program of its install - a platform package its package.json
+ * lists (Codex's musl binary)?  Then the shim cannot follow it there and
+ * only contain mode works: 1, with the first such program in prog.
+ */
+int		 es_contain_needed(char **cmd, const char *exe, char *prog,
+		    size_t len);
 
 int		 es_cmd_check(int, char **);
 int		 es_cmd_policy(int, char **);

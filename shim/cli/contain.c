@@ -20,8 +20,10 @@
 
 #include <linux/capability.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,19 +71,22 @@ put_file(const char *path, const char *data, size_t len, mode_t mode)
 	return 0;
 }
 
-/* uid and gid mapped to themselves; setgroups denied first, as required. */
+/*
+ * uid and gid mapped to in and gin inside; setgroups denied first, as
+ * required.
+ */
 static int
-map_ids(struct err *e, uid_t uid, gid_t gid)
+map_ids(struct err *e, uid_t in, uid_t uid, gid_t gin, gid_t gid)
 {
 	char	line[64];
 
-	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned)in, (unsigned)uid);
 	if (put_file("/proc/self/uid_map", line, strlen(line), 0) == -1)
 		return fail(e, "cannot write uid_map", NULL);
 	if (put_file("/proc/self/setgroups", "deny", 4, 0) == -1 &&
 	    errno != ENOENT)
 		return fail(e, "cannot write setgroups", NULL);
-	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned)gin, (unsigned)gid);
 	if (put_file("/proc/self/gid_map", line, strlen(line), 0) == -1)
 		return fail(e, "cannot write gid_map", NULL);
 	return 0;
@@ -164,7 +169,14 @@ setup(struct err *e, const char *shim, const char *state, size_t len)
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) == -1)
 		return fail(e, "cannot create a user and mount namespace",
 		    "see `envshim doctor`");
-	if (map_ids(e, uid, gid) == -1)
+	/*
+	 * Root is an ordinary id inside: since Linux 5.12 a user namespace
+	 * may map id 0 only with CAP_SETFCAP, which the agent gives up, so
+	 * no shell's sandbox could map root; ES_CONTAIN_ROOT_ID maps itself.
+	 * Outside it is still root's file access, without capabilities.
+	 */
+	if (map_ids(e, uid == 0 ? ES_CONTAIN_ROOT_ID : uid, uid,
+	    gid == 0 ? ES_CONTAIN_ROOT_ID : gid, gid) == -1)
 		return -1;
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == -1)
 		return fail(e, "cannot make the mounts private", NULL);
@@ -239,14 +251,17 @@ drop_caps(struct err *e)
 
 /*
  * What the sandbox helper will do for a shell inside: a user namespace of
- * its own, the caller's ids mapped to themselves.  Since Linux 5.12 a map
- * of uid 0 needs CAP_SETFCAP, which this namespace no longer holds, so as
- * root no shell inside could be sandboxed.  Tried in a child.
+ * its own, the caller's ids mapped to themselves (read before the
+ * unshare: in the new namespace they are the overflow id).  Since Linux
+ * 5.12 a map of uid 0 needs CAP_SETFCAP, which this namespace no longer
+ * holds: why root is ES_CONTAIN_ROOT_ID here.  Tried in a child.
  */
 static int
 nested_userns(struct err *e)
 {
 	struct err	ce;
+	uid_t		uid = getuid();
+	gid_t		gid = getgid();
 	pid_t		pid;
 	int		st;
 
@@ -255,7 +270,7 @@ nested_userns(struct err *e)
 		return fail(e, "cannot fork", NULL);
 	if (pid == 0)
 		_exit(unshare(CLONE_NEWUSER) == 0 &&
-		    map_ids(&ce, getuid(), getgid()) == 0 ? 0 :
+		    map_ids(&ce, uid, uid, gid, gid) == 0 ? 0 :
 		    (errno & 0xff) != 0 ? errno & 0xff : EPERM);
 	if (waitpid(pid, &st, 0) == -1)
 		return fail(e, "cannot wait for a child", NULL);
@@ -263,9 +278,7 @@ nested_userns(struct err *e)
 		return 0;
 	errno = WIFEXITED(st) ? WEXITSTATUS(st) : EPERM;
 	return fail(e, "no shell inside could be sandboxed: its user namespace "
-	    "cannot map the user id", getuid() == 0 ? "as root the map needs "
-	    "CAP_SETFCAP, which --contain drops: run the agent as an ordinary "
-	    "user, or set sandbox off" : NULL);
+	    "cannot map the user id", "set sandbox off, or see `envshim doctor`");
 }
 
 /*
@@ -306,12 +319,94 @@ agent_of(const char *exe, char *interp, size_t len, char **av)
 	    strcmp(j, sn.interp) != 0;
 }
 
+/* Files a platform package may hold that are looked at, in all. */
+#define SCAN_FILES	4096
+#define SCAN_DEPTH	8
+
+/*
+ * A static program (ET_EXEC, or static-pie) with an execute bit under
+ * dir, not in a nested node_modules: what the shim cannot enter.  The
+ * first found goes to prog; one called name (the agent's own binary, not
+ * a helper next to it) ends the walk.  *left bounds it.
+ */
+static int
+static_under(const char *dir, int depth, const char *name, char *prog,
+    size_t len, int *left)
+{
+	unsigned char	 head[ES_SNIFF_HEAD];
+	struct es_sniff	 sn;
+	struct dirent	*d;
+	struct stat	 sb;
+	char		 path[PATH_MAX];
+	DIR		*dp;
+	int		 fd, found = 0;
+
+	if ((dp = opendir(dir)) == NULL)
+		return 0;
+	while (!found && (d = readdir(dp)) != NULL && (*left)-- > 0) {
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
+		    strcmp(d->d_name, "node_modules") == 0 ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, d->d_name) >=
+		    (int)sizeof(path) || lstat(path, &sb) != 0)
+			continue;
+		if (S_ISDIR(sb.st_mode)) {
+			if (depth < SCAN_DEPTH)
+				found = static_under(path, depth + 1, name, prog,
+				    len, left);
+			continue;
+		}
+		if (!S_ISREG(sb.st_mode) || !(sb.st_mode & 0111) ||
+		    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+			continue;
+		es_sniff_fd(fd, head, &sn);
+		close(fd);
+		if (sn.kind == ES_K_ELF_STATIC && sn.program) {
+			if (prog[0] == '\0' || strcmp(d->d_name, name) == 0)
+				snprintf(prog, len, "%s", path);
+			found = strcmp(d->d_name, name) == 0;
+		}
+	}
+	closedir(dp);
+	return found;
+}
+
+/*
+ * Decided before anything starts: once the launcher has handed itself
+ * to a static binary outside contain mode, nothing can follow it.
+ */
+int
+es_contain_needed(char **cmd, const char *exe, char *prog, size_t len)
+{
+	char		 interp[ES_PATH_MAX], real[PATH_MAX], ws[PATH_MAX];
+	char		 (*roots)[ES_PATH_MAX], *av[3];
+	const char	*file = exe, *arg, *name = strrchr(exe, '/');
+	int		 n, i, left = SCAN_FILES;
+
+	agent_of(exe, interp, sizeof(interp), av);
+	if (av[1] == NULL && realpath(exe, real) != NULL &&
+	    (arg = es_agent_script_arg(real, cmd)) != NULL)
+		file = arg;	/* node /path/to/codex.js */
+	if (getcwd(ws, sizeof(ws)) == NULL)
+		ws[0] = '\0';
+	if ((roots = malloc(ES_TREE_MAX * sizeof(*roots))) == NULL)
+		return 0;
+	n = es_agent_install(file, ws, roots);
+	/* The platform packages: the agent's own one holds tools (Qwen's rg). */
+	prog[0] = '\0';
+	name = name != NULL ? name + 1 : exe;
+	for (i = 1; i < n; i++)
+		if (static_under(roots[i], 0, name, prog, len, &left))
+			break;
+	free(roots);
+	return prog[0] != '\0';
+}
+
 /* The launch state as ES_CONTAIN_FILE holds it: NUL-separated entries. */
 static size_t
 state_text(const struct es_shim *s, char *buf, size_t cap)
 {
-	const char	*e[] = { s->e_config, s->e_launch, s->e_agent, s->e_ws,
-	    s->e_session };
+	const char	*e[] = { s->e_config, s->e_launch, s->e_agent, s->e_tree,
+			    s->e_ws, s->e_session };
 	size_t		 i, n = 0, l;
 
 	for (i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
@@ -358,15 +453,21 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 		return ES_EXIT_FAIL;
 	}
 	direct = agent_of(exe, interp, sizeof(interp), av);
-	es_root_init(s, policy, audit ? "audit" : NULL, environ, interp, av);
+	/*
+	 * A program named itself (`node script.js`) is known by its own
+	 * argv, as its constructor will judge it: with av alone an
+	 * interpreter would be recorded as running no script.
+	 */
+	es_root_init(s, policy, audit ? "audit" : NULL, environ, interp,
+	    av[1] == NULL ? cmd : av);
 	if (s->broken) {
 		fprintf(stderr, "envshim: %s\n", s->why);
 		return end_session(s, ES_EXIT_FAIL);
 	}
 	len = state_text(s, state, ES_CONTAIN_MAX);
-	/* Root's shells would all be refused: say so instead of starting. */
+	/* Shells that could not be sandboxed would all be refused: say so now. */
 	if (setup(&e, shim, state, len) == -1 || drop_caps(&e) == -1 ||
-	    (getuid() == 0 && s->pol.sandbox != ES_SANDBOX_OFF &&
+	    (s->pol.sandbox != ES_SANDBOX_OFF &&
 	    s->pol.mode != ES_MODE_AUDIT && nested_userns(&e) == -1)) {
 		fprintf(stderr, "envshim: --contain: %s\n", e.msg);
 		return end_session(s, ES_EXIT_FAIL);
@@ -374,6 +475,7 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 	/* A dynamic agent's shim reads the file; the environment is for the agent's eyes. */
 	if (putenv(s->e_config) != 0 || putenv(s->e_launch) != 0 ||
 	    (s->e_agent[0] != '\0' && putenv(s->e_agent) != 0) ||
+	    (s->e_tree[0] != '\0' && putenv(s->e_tree) != 0) ||
 	    (s->e_ws[0] != '\0' && putenv(s->e_ws) != 0) ||
 	    (s->e_session[0] != '\0' && putenv(s->e_session) != 0)) {
 		fprintf(stderr, "envshim: cannot set the environment: %s\n",
@@ -393,48 +495,4 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 	fprintf(stderr, "envshim: %s: %s\n", cmd[0],
 	    c == ENOENT ? "command not found" : strerror(c));
 	return end_session(s, c == ENOENT ? ES_EXIT_NOTFOUND : ES_EXIT_NOEXEC);
-}
-
-int
-es_contain_probe(const char *shim, char *why, size_t len)
-{
-	struct err	 e;
-	char		 got[ES_PATH_MAX + 2];
-	int		 p[2], st, fd;
-	ssize_t		 n;
-	pid_t		 pid;
-
-	fflush(stdout);
-	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
-		snprintf(why, len, "cannot fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		e.msg[0] = '\0';
-		if (setup(&e, shim, "", 0) == 0 && drop_caps(&e) == 0) {
-			fd = open("/etc/ld.so.preload", O_RDONLY | O_CLOEXEC);
-			n = fd >= 0 ? read(fd, got, sizeof(got) - 1) : -1;
-			got[n > 0 ? n : 0] = '\0';
-			if (strncmp(got, shim, strlen(shim)) != 0 ||
-			    umount2("/etc", MNT_DETACH) == 0)
-				snprintf(e.msg, sizeof(e.msg), "the overlay on "
-				    "/etc did not hold or could be removed");
-			else if (nested_userns(&e) == 0)
-				_exit(0);
-		}
-		(void)!write(p[1], e.msg, strlen(e.msg));
-		_exit(1);
-	}
-	close(p[1]);
-	n = read(p[0], why, len - 1);
-	why[n > 0 ? n : 0] = '\0';
-	close(p[0]);
-	if (waitpid(pid, &st, 0) == -1 || !WIFEXITED(st) ||
-	    WEXITSTATUS(st) != 0) {
-		if (why[0] == '\0')
-			snprintf(why, len, "the probe failed");
-		return -1;
-	}
-	return 0;
 }

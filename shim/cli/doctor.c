@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gnu/libc-version.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "es_hide.h"
 #include "es_load.h"
 #include "es_session.h"
 #include "cmd.h"
@@ -88,6 +90,79 @@ try_userns(void)
 }
 
 /*
+ * Runs argv (argv[0] is the file) in a scratch workspace holding a
+ * policy of "sandbox required" and "log off" (its path replaces the
+ * argument "POLICY"), with stdin from /dev/null, stderr and (out_too)
+ * stdout into out, and token set as GITHUB_TOKEN when not NULL.  The
+ * probes of doctor run the real programs this way.  Returns the wait
+ * status, or -1 with why.
+ */
+static int
+probe_run(char **argv, int out_too, const char *token, char *out,
+    size_t len)
+{
+	static const char pol_text[] = "sandbox required\nlog off\n";
+	char	 dir[] = "/tmp/envshim-doctor.XXXXXX", pol[sizeof(dir) + 8];
+	size_t	 n = 0, i;
+	ssize_t	 r;
+	pid_t	 pid = -1;
+	int	 p[2] = { -1, -1 }, fd, st = -1;
+
+	out[0] = '\0';
+	if (mkdtemp(dir) == NULL) {
+		snprintf(out, len, "cannot make a scratch workspace: %s",
+		    strerror(errno));
+		return -1;
+	}
+	snprintf(pol, sizeof(pol), "%s/policy", dir);
+	for (i = 0; argv[i] != NULL; i++)
+		if (strcmp(argv[i], "POLICY") == 0)
+			argv[i] = pol;
+	fd = open(pol, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd == -1 || write(fd, pol_text, sizeof(pol_text) - 1) !=
+	    (ssize_t)sizeof(pol_text) - 1 || chmod(dir, 0755) == -1 ||
+	    pipe2(p, O_CLOEXEC) == -1) {
+		snprintf(out, len, "cannot prepare the probe: %s",
+		    strerror(errno));
+		goto done;
+	}
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd == -1 || dup2(fd, 0) == -1 ||
+		    dup2(out_too ? p[1] : fd, 1) == -1 || dup2(p[1], 2) == -1 ||
+		    chdir(dir) == -1 || setenv("ENVSHIM_WORKSPACE", dir, 1) == -1 ||
+		    (token != NULL && setenv("GITHUB_TOKEN", token, 1) == -1))
+			_exit(125);
+		unsetenv("ENVSHIM_CONFIG");
+		unsetenv("ENVSHIM_SANDBOX_NS");
+		unsetenv("LD_PRELOAD");
+		execv(argv[0], argv);
+		dprintf(2, "cannot execute it: %s\n", strerror(errno));
+		_exit(126);
+	}
+	close(p[1]);
+	p[1] = -1;
+	while (pid > 0 && n + 1 < len &&
+	    (r = read(p[0], out + n, len - 1 - n)) > 0)
+		n += r;
+	out[n] = '\0';
+	if (pid == -1 || waitpid(pid, &st, 0) == -1) {
+		snprintf(out, len, "cannot run it: %s", strerror(errno));
+		st = -1;
+	}
+done:
+	for (i = 0; i < 2; i++)
+		if (p[i] != -1)
+			close(p[i]);
+	if (fd != -1)
+		close(fd);
+	unlink(pol);
+	rmdir(dir);
+	return st;
+}
+
+/*
  * Runs the helper itself on /bin/true in a scratch workspace, with the
  * built-in policy, "sandbox required" and "log off": the helper, not this
  * command, is what an AppArmor profile or a container lets make
@@ -97,56 +172,11 @@ try_userns(void)
 static int
 try_helper(const char *helper, char *why, size_t len)
 {
-	static const char pol_text[] = "sandbox required\nlog off\n";
-	char	 dir[] = "/tmp/envshim-doctor.XXXXXX", pol[sizeof(dir) + 8];
+	char	*argv[] = { (char *)helper, (char *)"--policy", (char *)"POLICY",
+		    (char *)"--", (char *)"/bin/true", NULL };
 	char	*nl;
-	size_t	 n = 0;
-	ssize_t	 r;
-	pid_t	 pid;
-	int	 p[2], fd, st = -1;
+	int	 st = probe_run(argv, 0, NULL, why, len);
 
-	why[0] = '\0';
-	if (mkdtemp(dir) == NULL) {
-		snprintf(why, len, "cannot make a scratch workspace: %s",
-		    strerror(errno));
-		return -1;
-	}
-	snprintf(pol, sizeof(pol), "%s/policy", dir);
-	fd = open(pol, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd == -1 || write(fd, pol_text, sizeof(pol_text) - 1) !=
-	    (ssize_t)sizeof(pol_text) - 1 || pipe2(p, O_CLOEXEC) == -1) {
-		snprintf(why, len, "cannot prepare the probe: %s",
-		    strerror(errno));
-		goto out;
-	}
-	fflush(stdout);
-	if ((pid = fork()) == 0) {
-		fd = open("/dev/null", O_RDWR);
-		if (fd == -1 || dup2(fd, 0) == -1 || dup2(fd, 1) == -1 ||
-		    dup2(p[1], 2) == -1 || chdir(dir) == -1 ||
-		    setenv("ENVSHIM_WORKSPACE", dir, 1) == -1)
-			_exit(125);
-		unsetenv("ENVSHIM_CONFIG");
-		unsetenv("ENVSHIM_SANDBOX_NS");
-		unsetenv("LD_PRELOAD");
-		execl(helper, "envshim-sandbox", "--policy", pol, "--",
-		    "/bin/true", (char *)NULL);
-		dprintf(2, "cannot execute it: %s\n", strerror(errno));
-		_exit(126);
-	}
-	close(p[1]);
-	while (pid > 0 && n + 1 < len &&
-	    (r = read(p[0], why + n, len - 1 - n)) > 0)
-		n += r;
-	why[n] = '\0';
-	close(p[0]);
-	if (pid == -1 || waitpid(pid, &st, 0) == -1)
-		snprintf(why, len, "cannot run it: %s", strerror(errno));
-out:
-	if (fd != -1)
-		close(fd);
-	unlink(pol);
-	rmdir(dir);
 	if (st == 0)
 		return 0;
 	/* One line, without the helper's "envshim: refused /bin/true: ". */
@@ -154,7 +184,7 @@ out:
 		*nl = '\0';
 	if (strncmp(why, "envshim: refused /bin/true: ", 28) == 0)
 		memmove(why, why + 28, strlen(why + 28) + 1);
-	if (why[0] == '\0')
+	if (why[0] == '\0' && st != -1)
 		snprintf(why, len, "it failed (%s %d)", WIFSIGNALED(st) ?
 		    "signal" : "status", WIFSIGNALED(st) ? WTERMSIG(st) :
 		    WEXITSTATUS(st));
@@ -296,26 +326,65 @@ check_files(struct doc *d)
 }
 
 /*
- * envshim --contain really made here (in a child): optional, so a
- * failure is reported with its fix but does not fail the doctor.
+ * Contain mode as a user gets it: this very command runs `envshim
+ * --contain -- /bin/sh -c ...` in a scratch workspace, with a token in
+ * the environment, "sandbox required" and "log off" on top of the
+ * user's layers.  The shell must come up through /etc/ld.so.preload,
+ * filtered (no token) and in a sandbox of its own (another user
+ * namespace).  0, or -1 with why: envshim's own line when it refused.
+ */
+static int
+try_contain(char *why, size_t len)
+{
+	char	 out[1024], self[PATH_MAX], want[128], *nl;
+	char	*argv[] = { self, (char *)"--contain", (char *)"--policy",
+		    (char *)"POLICY", (char *)"--", (char *)"/bin/sh", (char *)"-c",
+		    (char *)"echo \"probe ${GITHUB_TOKEN:-none} "
+		    "$(readlink /proc/self/ns/user)\"", NULL };
+	ssize_t	 r;
+	int	 st;
+
+	r = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[r > 0 ? r : 0] = '\0';
+	r = readlink("/proc/self/ns/user", want, sizeof(want) - 1);
+	want[r > 0 ? r : 0] = '\0';
+	st = probe_run(argv, 1, "ghp_envshimdoctorprobe0123456789abcdefgh",
+	    out, sizeof(out));
+	if ((nl = strchr(out, '\n')) != NULL)
+		*nl = '\0';
+	if (st == 0 && strncmp(out, "probe none user:", 16) == 0 &&
+	    strcmp(out + 11, want) != 0)
+		return 0;
+	if (strncmp(out, "probe ", 6) == 0)
+		snprintf(why, len, "a shell it started %s", strncmp(out,
+		    "probe none ", 11) != 0 ? "kept a token it must lose" :
+		    "ran outside a sandbox");
+	else if (strncmp(out, "envshim: --contain: ", 20) == 0)
+		snprintf(why, len, "%s", out + 20);
+	else
+		snprintf(why, len, "%s", out[0] != '\0' ? out :
+		    "it failed without saying why");
+	return -1;
+}
+
+/*
+ * envshim --contain really run here: optional, so a failure is
+ * reported with its fix but does not fail the doctor.
  */
 static void
 check_contain(struct doc *d)
 {
-	char	shim[PATH_MAX + 64], why[ES_PATH_MAX + 256];
+	char	why[ES_PATH_MAX + 256];
 
-	if (find_file("libenvshim.so", ES_LIBDIR, shim, sizeof(shim)) == -1)
-		return;
-	if (es_contain_probe(shim, why, sizeof(why)) == 0) {
-		result(d, 1, "contain mode", "an overlay on /etc in a user "
-		    "namespace works (envshim --contain)", NULL);
+	if (try_contain(why, sizeof(why)) == 0) {
+		result(d, 1, "contain mode", "envshim --contain ran a shell, "
+		    "filtered and sandboxed", NULL);
 		return;
 	}
-	printf("%s--  %s contain mode: unavailable: %s\n     fix: %s; only "
-	    "agents the shim cannot enter need it\n",
-	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why,
-	    getuid() == 0 ? "run agents as an ordinary user" : "needs "
-	    "unprivileged user namespaces and overlayfs (Linux 5.11 or later)");
+	printf("%s--  %s contain mode: unavailable: %s\n     fix: needs "
+	    "unprivileged user namespaces and overlayfs (Linux 5.11 or "
+	    "later); only agents the shim cannot enter need it\n",
+	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why);
 }
 
 /* "ID ID 1" into a /proc map file of this process. */
@@ -516,6 +585,344 @@ check_log(struct doc *d, const struct es_policy *p)
 	result(d, 1, "log", msg, NULL);
 }
 
+/* The hidden paths found on this machine, for the credential checks. */
+struct found {
+	char		**path;
+	unsigned char	 *group;	/* its entry's group */
+	size_t		  n, cap;
+	int		  oom;
+	unsigned char	  cur;		/* the group of the entry expanded now */
+	const char	 *home;
+	int		  builtin;	/* the list's exceptions apply */
+};
+
+static void
+found_add(void *arg, const char *path, int isdir)
+{
+	struct found *f = arg;
+	unsigned char *ng;
+	char **np, *p;
+
+	size_t i;
+
+	(void)isdir;
+	if (f->builtin && es_hide_kept(path, f->home))
+		return;
+	/* two entries for one file ($XDG_CONFIG_HOME/gh and ~/.config/gh) */
+	for (i = 0; i < f->n; i++)
+		if (strcmp(f->path[i], path) == 0)
+			return;
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 64;
+		if ((np = realloc(f->path, f->cap * sizeof(*np))) == NULL ||
+		    (f->path = np, (ng = realloc(f->group, f->cap)) == NULL)) {
+			f->oom = 1;
+			return;
+		}
+		f->group = ng;
+	}
+	if ((p = strdup(path)) == NULL) {
+		f->oom = 1;
+		return;
+	}
+	f->group[f->n] = f->cur;
+	f->path[f->n++] = p;
+}
+
+static void
+found_free(struct found *f)
+{
+	while (f->n > 0)
+		free(f->path[--f->n]);
+	free(f->path);
+	free(f->group);
+	f->path = NULL;
+	f->group = NULL;
+	f->cap = 0;
+}
+
+/* path as the user writes it: the home as "~", no raw bytes. */
+static void
+put_path(const char *path, const char *home)
+{
+	size_t n = home != NULL ? strlen(home) : 0;
+
+	if (n > 0 && strncmp(path, home, n) == 0 && path[n] == '/') {
+		fputs("~", stdout);
+		path += n;
+	}
+	es_cmd_putname(stdout, path, strlen(path));
+}
+
+/* Is path hidden: one of the hidden paths, or below one? */
+static int
+is_hidden(const struct found *f, const char *path)
+{
+	size_t i, n;
+
+	for (i = 0; i < f->n; i++) {
+		n = strlen(f->path[i]);
+		if (strncmp(f->path[i], path, n) == 0 &&
+		    (path[n] == '\0' || path[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Does the policy reveal builtin entry e?  Its item, or NULL. */
+static const struct es_item *
+revealed(const struct es_policy *p, const struct es_hide_entry *e)
+{
+	size_t i;
+
+	for (i = 0; p->nlayers > 0 && i < p->nreveal; i++)
+		if (strcmp(p->reveal[i].s, e->path) == 0)
+			return &p->reveal[i];
+	return NULL;
+}
+
+/*
+ * A name that says "credential" (the research's patterns, as csandbox's
+ * and firejail's lists use them), ASCII case ignored.
+ */
+static int
+credential_name(const char *name)
+{
+	static const char *const word[] = {
+		"credential", "secret", "token", "passw", "apikey", "api_key",
+		"private_key", "privatekey"
+	};
+	static const char *const tail[] = {
+		".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx",
+		".ovpn", ".asc", ".gpg", "_rsa", "_ed25519", "_ecdsa"
+	};
+	char low[NAME_MAX + 1];
+	size_t i, n = strlen(name), k;
+
+	if (n > NAME_MAX)
+		return 0;
+	for (i = 0; i <= n; i++)
+		low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ?
+		    name[i] - 'A' + 'a' : name[i]);
+	if (strcmp(low, ".env") == 0 || strncmp(low, ".env.", 5) == 0 ||
+	    strcmp(low, "auth.json") == 0)
+		return 1;
+	for (i = 0; i < sizeof(word) / sizeof(word[0]); i++)
+		if (strstr(low, word[i]) != NULL)
+			return 1;
+	for (i = 0; i < sizeof(tail) / sizeof(tail[0]); i++) {
+		k = strlen(tail[i]);
+		if (n > k && strcmp(low + n - k, tail[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Files every shell must read: a secret there is moved out, not hidden. */
+static int
+shell_file(const char *name)
+{
+	static const char *const rc[] = {
+		".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc",
+		".zshenv", ".zprofile", ".gitconfig"
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rc) / sizeof(rc[0]); i++)
+		if (strcmp(name, rc[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The secret shape in a regular file's first 4 KiB, or NULL.  The bytes
+ * are looked at, never shown.
+ */
+static const char *
+secret_inside(const struct es_policy *p, const char *path)
+{
+	char buf[4096];
+	const char *what = NULL;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return NULL;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (n = read(fd, buf, sizeof(buf))) <= 0) {
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	if (!es_secret_value(p->nlayers > 0 ? p : NULL, buf, (size_t)n, &what))
+		what = NULL;
+	return what;
+}
+
+/* One file of the home's top two levels that looks like a credential. */
+static void
+warn_unknown(struct doc *d, const struct es_policy *p, const char *path,
+    const char *name, const char *home)
+{
+	const char *shape = secret_inside(p, path);
+	int byname = credential_name(name);
+
+	if (!byname && shape == NULL)
+		return;
+	printf("%s--  %s credential-like, not hidden: ", d->colour ?
+	    "\033[33m" : "", d->colour ? "\033[0m" : "");
+	put_path(path, home);
+	if (shape != NULL)
+		printf(" (its first 4 KiB hold a %s shape)\n", shape);
+	else
+		printf(" (by its name)\n");
+	if (shell_file(name)) {
+		printf("     fix: shells read it: move the secret out of it\n");
+		return;
+	}
+	printf("     fix: add to your policy: hide ");
+	put_path(path, home);
+	putchar('\n');
+}
+
+/*
+ * The top two levels of root: what the hide list does not know.  skip
+ * names a directory of root scanned as a root of its own.
+ */
+static void
+scan_root(struct doc *d, const struct es_policy *p, const struct found *f,
+    const char *home, const char *root, const char *skip)
+{
+	char path[ES_PATH_MAX], sub[ES_PATH_MAX];
+	struct dirent *de, *de2;
+	struct stat st;
+	DIR *top, *dir;
+
+	if (is_hidden(f, root) || (top = opendir(root)) == NULL)
+		return;
+	while ((de = readdir(top)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", root, de->d_name) >=
+		    (int)sizeof(path) || is_hidden(f, path) ||
+		    lstat(path, &st) == -1)
+			continue;
+		if (!S_ISDIR(st.st_mode)) {
+			if (S_ISREG(st.st_mode))
+				warn_unknown(d, p, path, de->d_name, home);
+			continue;
+		}
+		if ((skip != NULL && strcmp(de->d_name, skip) == 0) ||
+		    (dir = opendir(path)) == NULL)
+			continue;
+		while ((de2 = readdir(dir)) != NULL) {
+			if (de2->d_name[0] == '.' && (de2->d_name[1] == '\0' ||
+			    (de2->d_name[1] == '.' && de2->d_name[2] == '\0')))
+				continue;
+			if (snprintf(sub, sizeof(sub), "%s/%s", path,
+			    de2->d_name) >= (int)sizeof(sub) ||
+			    is_hidden(f, sub) || lstat(sub, &st) == -1 ||
+			    !S_ISREG(st.st_mode))
+				continue;
+			warn_unknown(d, p, sub, de2->d_name, home);
+		}
+		closedir(dir);
+	}
+	closedir(top);
+}
+
+/*
+ * The home's top two levels, and those of ~/.config and ~/.local/share,
+ * where most tools keep their files.
+ */
+static void
+scan_home(struct doc *d, const struct es_policy *p, const struct found *f,
+    const char *home)
+{
+	char root[ES_PATH_MAX];
+
+	scan_root(d, p, f, home, home, ".config");
+	snprintf(root, sizeof(root), "%s/.config", home);
+	scan_root(d, p, f, home, root, NULL);
+	snprintf(root, sizeof(root), "%s/.local/share", home);
+	scan_root(d, p, f, home, root, NULL);
+}
+
+/*
+ * Which credential stores this machine has and shells cannot read (names
+ * only), which the policy reveals, and what looks like a credential but
+ * is not hidden.  Warnings, never failures: the list cannot know them all.
+ */
+static void
+check_secrets(struct doc *d, const struct es_policy *p)
+{
+	const char *home = getenv("HOME");
+	struct es_hide_dirs dirs;
+	const struct es_item *r;
+	struct found f, rev;
+	char msg[128], e[ES_PATH_MAX];
+	size_t i, j, nhidden;
+	int rc = 0;
+
+	if (home == NULL || home[0] != '/') {
+		result(d, 1, "credential files", "HOME is not set: nothing to "
+		    "look at", NULL);
+		return;
+	}
+	memset(&dirs, 0, sizeof(dirs));
+	memset(&f, 0, sizeof(f));
+	memset(&rev, 0, sizeof(rev));
+	f.home = rev.home = home;
+	f.builtin = rev.builtin = 1;
+	for (i = 0; i < es_hide_n && rc == 0; i++) {
+		if (es_hide_list[i].flags & ES_HIDE_KEEP)
+			continue;
+		r = revealed(p, &es_hide_list[i]);
+		/* the group names the reveal line: its index among them */
+		rev.cur = r != NULL ? (unsigned char)(r - p->reveal) : 0;
+		f.cur = es_hide_list[i].group;
+		rc = es_hide_expand(&dirs, es_hide_list[i].path, home,
+		    found_add, r != NULL ? &rev : &f);
+	}
+	nhidden = f.n;
+	/* the policy's own hide lines count as hidden, not as unknown */
+	f.builtin = 0;
+	for (i = 0; p->nlayers > 0 && i < p->nhide && rc == 0; i++)
+		if (p->hide[i].s[0] == '/' || p->hide[i].s[0] == '~') {
+			snprintf(e, sizeof(e), "%s%s", p->hide[i].s[0] == '~' ?
+			    home : "", p->hide[i].s + (p->hide[i].s[0] == '~'));
+			rc = es_hide_expand(&dirs, e, home, found_add, &f);
+		}
+	es_hide_dirs_free(&dirs);
+	if (rc == -1 || f.oom || rev.oom) {
+		result(d, 0, "credential files", "could not list them: out "
+		    "of memory or a path too long", NULL);
+		found_free(&f);
+		found_free(&rev);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "%zu credential store%s on this machine "
+	    "that shells see empty", nhidden, nhidden == 1 ? "" : "s");
+	result(d, 1, "credential files", msg, NULL);
+	for (j = 0; j < nhidden; j++) {
+		printf("     hidden (%s): ", es_hide_groups[f.group[j]].name);
+		put_path(f.path[j], home);
+		putchar('\n');
+	}
+	for (j = 0; j < rev.n; j++) {
+		r = &p->reveal[rev.group[j]];
+		printf("     revealed (%s:%u): ", p->layer_name[r->layer],
+		    r->line);
+		put_path(rev.path[j], home);
+		putchar('\n');
+	}
+	scan_home(d, p, &f, home);
+	found_free(&f);
+	found_free(&rev);
+}
+
 int
 es_cmd_doctor(int argc, char **argv)
 {
@@ -560,6 +967,7 @@ es_cmd_doctor(int argc, char **argv)
 	check_policy(&d, es_cmd_policy_file(file), p);
 	check_system(&d);
 	check_log(&d, p);
+	check_secrets(&d, p);
 	free(p);
 	if (d.fails > 0)
 		printf("\n%d check%s failed\n", d.fails, d.fails == 1 ? "" : "s");

@@ -8,7 +8,9 @@
  * It MUST remove the inherited ENVSHIM_* launch state, so the agent is the
  * launch root and not a child of some earlier envshim.
  */
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,7 @@
 
 #include "es_exec.h"
 #include "es_load.h"
+#include "es_root.h"
 #include "cmd.h"
 
 #ifndef ES_VERSION
@@ -38,8 +42,8 @@
 static const char usage_text[] =
 "usage: envshim [--policy FILE] [--audit] [--] COMMAND [ARGS...]\n"
 "       envshim --contain [--policy FILE] [--audit] [--] COMMAND [ARGS...]\n"
-"       envshim check [--policy FILE] [--format=table|tsv|json] "
-"[-- NAME=VALUE ...]\n"
+"       envshim check [--policy FILE] [--format=table|tsv|json]\n"
+"                     [--program CMD [ARG...]] [-- NAME=VALUE ...]\n"
 "       envshim policy [--policy FILE] [--builtin]\n"
 "       envshim log [FILE | -] [--policy FILE] [--json] [--since TIME]\n"
 "       envshim doctor [--policy FILE]\n"
@@ -68,7 +72,8 @@ static const char usage_text[] =
 
 static const char *const inherited[] = {
 	"ENVSHIM_LAUNCH", "ENVSHIM_CONFIG", "ENVSHIM_AGENT",
-	"ENVSHIM_WORKSPACE", "ENVSHIM_SANDBOX_NS", "ENVSHIM_SESSION"
+	"ENVSHIM_AGENT_TREE", "ENVSHIM_WORKSPACE", "ENVSHIM_SANDBOX_NS",
+	"ENVSHIM_PROGRAM", "ENVSHIM_SESSION"
 };
 
 /* The shim next to this binary (the build tree), else the installed one. */
@@ -159,7 +164,6 @@ unenterable(const char *file, int depth)
 	struct stat	 st;
 	char		 judge[PATH_MAX];
 	const char	*j;
-	ssize_t		 n;
 	int		 fd;
 
 	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) == -1)
@@ -181,9 +185,8 @@ unenterable(const char *file, int depth)
 		return "has file capabilities: the loader ignores LD_PRELOAD "
 		    "for it";
 	}
-	n = read(fd, head, sizeof(head));
+	es_sniff_fd(fd, head, &sn);
 	close(fd);
-	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
 	if (sn.kind == ES_K_ELF_STATIC)
 		return "is statically linked: there is no loader to preload "
 		    "the shim into";
@@ -213,6 +216,95 @@ exec_hop(struct es_cmd_hop *hop, const char *exe, char **cmd)
 	free(av);
 }
 
+/* Executes cmd as the agent; returns only on failure, with the status. */
+static int
+exec_agent(char **cmd, const char *exe, struct es_cmd_hop *hop)
+{
+	int	e;
+
+	if (es_cmd_env_hop(exe, hop))
+		exec_hop(hop, exe, cmd);
+	else
+		execvp(cmd[0], cmd);
+	e = errno;
+	fprintf(stderr, "envshim: %s: %s\n", cmd[0],
+	    e == ENOENT ? "command not found" : strerror(e));
+	return e == ENOENT ? ES_EXIT_NOTFOUND : ES_EXIT_NOEXEC;
+}
+
+static volatile pid_t agent_pid;
+
+static void
+pass_on(int sig)
+{
+	if (agent_pid > 0)
+		kill(agent_pid, sig);
+}
+
+/*
+ * The agent runs as this process's child, so that once it has exited -
+ * its screen restored - what its launches lost that it had set for them
+ * alone (an MCP server's token) is said with the fix (es_cmd_lost_report).
+ * This process keeps the user's environment, so it is as undumpable as
+ * the agent.  What a terminal sends reaches the agent's process group by
+ * itself and is ignored here; other signals are passed on.  Returns the
+ * agent's status; one that ended by a signal is ended by it again.
+ */
+static int
+run_child(char **cmd, const char *exe, struct es_cmd_hop *hop,
+    const char *log, int protect)
+{
+	static const int fwd[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+	struct sigaction sa = { .sa_handler = pass_on }, ign = { .sa_handler = SIG_IGN };
+	sigset_t	 all, old;
+	struct stat	 sb;
+	long long	 from = 0;
+	ino_t		 ino = 0;
+	size_t		 i;
+	pid_t		 pid;
+	int		 status;
+
+	if (stat(log, &sb) == 0) {
+		from = (long long)sb.st_size;
+		ino = sb.st_ino;
+	}
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	if ((pid = fork()) == -1) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return exec_agent(cmd, exe, hop);
+	}
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		_exit(exec_agent(cmd, exe, hop));
+	}
+	agent_pid = pid;
+	if (protect)
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
+		sigaction(fwd[i], &sa, NULL);
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGQUIT, &ign, NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR)
+			return ES_EXIT_FAIL;
+	/* The agent's start moves a full log to .1: then it began anew. */
+	if (stat(log, &sb) != 0 || sb.st_ino != ino || sb.st_size < from)
+		from = 0;
+	/* A closed stderr must not turn the agent's status into SIGPIPE's. */
+	signal(SIGPIPE, SIG_IGN);
+	es_cmd_lost_report(log, from, stderr);
+	if (WIFSIGNALED(status)) {
+		signal(WTERMSIG(status), SIG_DFL);
+		raise(WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : ES_EXIT_FAIL;
+}
+
 static int
 run(int argc, char **argv)
 {
@@ -226,10 +318,12 @@ run(int argc, char **argv)
 	};
 	const char		*file = NULL, *why, *mode;
 	char			 shim[PATH_MAX], pol[PATH_MAX], exe[PATH_MAX];
-	char			 ws[PATH_MAX];
+	char			 ws[PATH_MAX], prog[PATH_MAX];
 	struct es_cmd_hop	 hop;
 	struct es_policy	*p;
+	char			 log[ES_PATH_MAX];
 	int			 c, audit = 0, contain = 0, sandboxed, found;
+	int			 report, protect;
 	size_t			 i;
 
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
@@ -268,12 +362,21 @@ run(int argc, char **argv)
 		    "unprivileged build of it instead, or run it with "
 		    "envshim --contain.\n", exe, why);
 		return ES_EXIT_FAIL;
+	} else if (!contain && es_contain_needed(argv + optind, exe, prog,
+	    sizeof(prog))) {
+		fprintf(stderr, "envshim: %s hands itself over to %s, a static "
+		    "program the shim cannot enter: running it in contain mode "
+		    "(envshim --contain)\n", argv[optind], prog);
+		contain = 1;
 	}
 	file = es_cmd_policy_file(file);
 	if ((p = es_cmd_load(file)) == NULL)
 		return ES_EXIT_FAIL;
 	sandboxed = found && p->sandbox != ES_SANDBOX_OFF &&
 	    p->mode != ES_MODE_AUDIT;
+	/* Lost secrets are said from the log file, when there is one. */
+	report = found && es_log_file(p, getenv("HOME"), log, sizeof(log)) == 0;
+	protect = p->protect_self;
 	free(p);
 	/* The shim would refuse every launch of an agent started with it. */
 	mode = getenv("ENVSHIM_MODE");
@@ -325,14 +428,9 @@ run(int argc, char **argv)
 	    (file != NULL && setenv("ENVSHIM_POLICY", pol, 1) == -1) ||
 	    (audit && setenv("ENVSHIM_MODE", "audit", 1) == -1))
 		goto fail;
-	if (es_cmd_env_hop(exe, &hop))
-		exec_hop(&hop, exe, argv + optind);
-	else
-		execvp(argv[optind], argv + optind);
-	c = errno;
-	fprintf(stderr, "envshim: %s: %s\n", argv[optind],
-	    c == ENOENT ? "command not found" : strerror(c));
-	return c == ENOENT ? ES_EXIT_NOTFOUND : ES_EXIT_NOEXEC;
+	if (report)
+		return run_child(argv + optind, exe, &hop, log, protect);
+	return exec_agent(argv + optind, exe, &hop);
 fail:
 	fprintf(stderr, "envshim: cannot set the environment: %s\n",
 	    strerror(errno));

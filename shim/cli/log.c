@@ -26,9 +26,15 @@ struct rec {
 	char	 time[40], hook[32], action[16], would[16], mode[16];
 	char	 session[64];		/* the agent run's session, or "" */
 	char	 path[FIELD_MAX], argv[FIELD_MAX], reason[FIELD_MAX];
+	char	 handover[FIELD_MAX];	/* the agent handed itself to this file */
 	char	*dropped;		/* "NAME (reason), ..." or NULL */
 	char	*rewritten;
 	char	*reasons;		/* "reason,reason" of dropped */
+	char	*kept;			/* "NAME (program rule F:L), ..." */
+	char	*lost;			/* "NAME (reason), ..." */
+	char	*lostnames;		/* "NAME NAME" */
+	char	 word[ES_PROGRAM_WORDS][256];	/* argv's first words */
+	size_t	 nword;
 	long	 pid, ppid;
 	long	 sandbox;		/* inside: the sandboxed launch's pid, else 0 */
 	int	 inside, agent, child;
@@ -280,6 +286,7 @@ append(char **l, const char *sep, const char *s)
 struct argvs {
 	char	buf[FIELD_MAX];
 	size_t	n;
+	struct rec *r;
 };
 
 static int
@@ -292,6 +299,8 @@ argv_elem(struct parser *ps, void *arg)
 	if (jstring(ps, s, sizeof(s)) == -1)
 		return -1;
 	l = strlen(s);
+	if (a->r->nword < ES_PROGRAM_WORDS && l < sizeof(a->r->word[0]))
+		memcpy(a->r->word[a->r->nword++], s, l + 1);
 	if (a->n + l + 2 < sizeof(a->buf)) {
 		if (a->n > 0)
 			a->buf[a->n++] = ' ';
@@ -302,7 +311,7 @@ argv_elem(struct parser *ps, void *arg)
 }
 
 struct var {
-	char	name[256], reason[32];
+	char	name[256], reason[32], rule[FIELD_MAX];
 };
 
 static int
@@ -314,19 +323,23 @@ var_member(struct parser *ps, const char *key, void *arg)
 		return jstring(ps, v->name, sizeof(v->name));
 	if (strcmp(key, "reason") == 0)
 		return jstring(ps, v->reason, sizeof(v->reason));
+	if (strcmp(key, "rule") == 0)
+		return jstring(ps, v->rule, sizeof(v->rule));
 	return jskip(ps);
 }
 
 struct varlist {
 	char	**list, **reasons;
+	char	**names;		/* or NULL */
+	int	  rule;			/* "(program rule F:L)" for the reason */
 };
 
 static int
 var_elem(struct parser *ps, void *arg)
 {
 	struct varlist	*vl = arg;
-	struct var	 v = { "", "" };
-	char		 item[sizeof(v.name) + sizeof(v.reason) + 4];
+	struct var	 v = { "", "", "" };
+	char		 item[sizeof(v.name) + sizeof(v.rule) + 32];
 	size_t		 i;
 
 	if (jobject(ps, var_member, &v) == -1 || v.name[0] == '\0')
@@ -337,8 +350,14 @@ var_elem(struct parser *ps, void *arg)
 			v.reason[i] = '?';
 	if (v.reason[0] == '\0')
 		memcpy(v.reason, "?", 2);
-	snprintf(item, sizeof(item), "%s (%s)", v.name, v.reason);
+	if (vl->rule && strcmp(v.reason, "program") == 0)
+		snprintf(item, sizeof(item), "%s (program rule %s)", v.name,
+		    v.rule[0] ? v.rule : "?");
+	else
+		snprintf(item, sizeof(item), "%s (%s)", v.name, v.reason);
 	if (vl->reasons != NULL && append(vl->reasons, ",", v.reason) == -1)
+		return -1;
+	if (vl->names != NULL && append(vl->names, " ", v.name) == -1)
 		return -1;
 	return append(vl->list, ", ", item);
 }
@@ -347,7 +366,7 @@ static int
 rec_member(struct parser *ps, const char *key, void *arg)
 {
 	struct rec	*r = arg;
-	struct argvs	 a = { "", 0 };
+	struct argvs	 a = { "", 0, r };
 
 	if (strcmp(key, "time") == 0)
 		return jstring(ps, r->time, sizeof(r->time));
@@ -375,6 +394,8 @@ rec_member(struct parser *ps, const char *key, void *arg)
 		return jbool(ps, &r->inside);
 	if (strcmp(key, "agent") == 0)
 		return jbool(ps, &r->agent);
+	if (strcmp(key, "handover") == 0)
+		return jstring(ps, r->handover, sizeof(r->handover));
 	if (strcmp(key, "argv") == 0) {
 		if (jarray(ps, argv_elem, &a) == -1)
 			return -1;
@@ -382,12 +403,22 @@ rec_member(struct parser *ps, const char *key, void *arg)
 		return 0;
 	}
 	if (strcmp(key, "dropped") == 0) {
-		struct varlist	vl = { &r->dropped, &r->reasons };
+		struct varlist	vl = { &r->dropped, &r->reasons, NULL, 0 };
 
 		return jarray(ps, var_elem, &vl);
 	}
 	if (strcmp(key, "rewritten") == 0) {
-		struct varlist	vl = { &r->rewritten, NULL };
+		struct varlist	vl = { &r->rewritten, NULL, NULL, 0 };
+
+		return jarray(ps, var_elem, &vl);
+	}
+	if (strcmp(key, "kept") == 0) {
+		struct varlist	vl = { &r->kept, NULL, NULL, 1 };
+
+		return jarray(ps, var_elem, &vl);
+	}
+	if (strcmp(key, "lost") == 0) {
+		struct varlist	vl = { &r->lost, NULL, &r->lostnames, 0 };
 
 		return jarray(ps, var_elem, &vl);
 	}
@@ -400,7 +431,11 @@ rec_free(struct rec *r)
 	free(r->dropped);
 	free(r->rewritten);
 	free(r->reasons);
+	free(r->kept);
+	free(r->lost);
+	free(r->lostnames);
 	r->dropped = r->rewritten = r->reasons = NULL;
+	r->kept = r->lost = r->lostnames = NULL;
 }
 
 /* One line into r; -1 (r freed) when it is not a whole record. */
@@ -499,6 +534,26 @@ would_verb(const char *would)
 	return would;
 }
 
+/*
+ * "NAME (reason), ...; to let it through: program WORDS keep NAME ...":
+ * what a launch lost that the agent had set for it, and the rule that
+ * would have let it through.
+ */
+static void
+lost_hint(const struct rec *r, char *out, size_t len)
+{
+	char	*av[ES_PROGRAM_WORDS + 1], words[FIELD_MAX];
+	size_t	 i;
+
+	for (i = 0; i < r->nword; i++)
+		av[i] = (char *)r->word[i];
+	av[i] = NULL;
+	es_cmd_program_words(r->path[0] ? r->path : r->word[0], av, r->nword,
+	    words, sizeof(words));
+	snprintf(out, len, "%s; to let it through: program %s keep %s",
+	    r->lost, words, r->lostnames);
+}
+
 static int
 audited(const struct rec *r)
 {
@@ -532,6 +587,12 @@ show(struct rec *rs, size_t i, int depth, int last, char *rails)
 		rails[depth] = depth > 0 && !last;
 	if (r->path[0] && !same_program(r->path, r->argv))
 		detail(rails, depth, "path", r->path);
+	if (r->agent && r->handover[0]) {
+		rails_out(rails, depth);
+		fputs("   agent: handed to ", stdout);
+		put(r->handover);
+		putchar('\n');
+	}
 	/* the agent run it belongs to: once, where a tree starts */
 	if (depth == 0 && r->session[0])
 		detail(rails, depth, "session", r->session);
@@ -541,6 +602,14 @@ show(struct rec *rs, size_t i, int depth, int last, char *rails)
 	if (r->rewritten != NULL)
 		detail(rails, depth, audited(r) ? "would rewrite" : "rewritten",
 		    r->rewritten);
+	if (r->kept != NULL)
+		detail(rails, depth, "kept", r->kept);
+	if (r->lost != NULL) {
+		char	hint[2 * FIELD_MAX];
+
+		lost_hint(r, hint, sizeof(hint));
+		detail(rails, depth, "lost", hint);
+	}
 	for (j = r->kid; j != 0; j = rs[j - 1].next)
 		show(rs, j - 1, depth + 1, rs[j - 1].next == 0, rails);
 }
@@ -756,6 +825,100 @@ summary(struct rec *rs, size_t n, size_t bad, int json)
 	}
 	if (bad > 0)
 		printf("malformed lines skipped: %zu\n", bad);
+}
+
+/* One program's losses, for es_cmd_lost_report. */
+struct loss {
+	char	words[FIELD_MAX];
+	char	*lost, *names;
+};
+
+/* Adds the names of r's "lost" list to l, each once. */
+static int
+loss_add(struct loss *l, const struct rec *r)
+{
+	const char	*a = r->lost, *b = r->lostnames;
+
+	while (a != NULL && b != NULL && *b != '\0') {
+		size_t	an = strcspn(a, ","), bn = strcspn(b, " ");
+		char	item[FIELD_MAX], name[256];
+		int	seen = 0;
+		const char *q;
+
+		snprintf(item, sizeof(item), "%.*s", (int)an, a);
+		snprintf(name, sizeof(name), "%.*s", (int)bn, b);
+		for (q = l->names; q != NULL && *q != '\0' && !seen;
+		    q += strcspn(q, " "), q += *q == ' ')
+			seen = strncmp(q, name, strlen(name)) == 0 &&
+			    (q[strlen(name)] == ' ' || q[strlen(name)] == '\0');
+		if (!seen && (append(&l->lost, ", ", item) == -1 ||
+		    append(&l->names, " ", name) == -1))
+			return -1;
+		a += an;
+		a += strspn(a, ", ");
+		b += bn;
+		b += *b == ' ';
+	}
+	return 0;
+}
+
+void
+es_cmd_lost_report(const char *path, long long from, FILE *out)
+{
+	struct loss	 ls[ES_MAX_PROGRAMS];
+	size_t		 nls = 0, i, cap = 0;
+	char		*line = NULL;
+	ssize_t		 len;
+	struct rec	 r;
+	FILE		*f;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	if (from > 0 && fseeko(f, (off_t)from, SEEK_SET) != 0) {
+		fclose(f);
+		return;
+	}
+	while ((len = getline(&line, &cap, f)) != -1) {
+		char	*av[ES_PROGRAM_WORDS + 1], words[FIELD_MAX];
+
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len == 0 || (size_t)len != strlen(line) ||
+		    len > ES_LOG_LINE || rec_parse(line, &r) == -1)
+			continue;
+		if (r.lost != NULL) {
+			for (i = 0; i < r.nword; i++)
+				av[i] = r.word[i];
+			av[i] = NULL;
+			es_cmd_program_words(r.path[0] ? r.path : r.word[0],
+			    av, r.nword, words, sizeof(words));
+			for (i = 0; i < nls && strcmp(ls[i].words, words); i++)
+				;
+			if (i == nls && nls < ES_MAX_PROGRAMS) {
+				memset(&ls[nls], 0, sizeof(ls[nls]));
+				memcpy(ls[nls].words, words, sizeof(words));
+				nls++;
+			}
+			if (i < nls)
+				(void)loss_add(&ls[i], &r);
+		}
+		rec_free(&r);
+	}
+	free(line);
+	fclose(f);
+	for (i = 0; i < nls; i++) {
+		fputs("envshim: ", out);
+		es_cmd_putname(out, ls[i].words, strlen(ls[i].words));
+		fputs(" lost ", out);
+		es_cmd_putname(out, ls[i].lost, strlen(ls[i].lost));
+		fputs("; to let it through: program ", out);
+		es_cmd_putname(out, ls[i].words, strlen(ls[i].words));
+		fputs(" keep ", out);
+		es_cmd_putname(out, ls[i].names, strlen(ls[i].names));
+		fputc('\n', out);
+		free(ls[i].lost);
+		free(ls[i].names);
+	}
 }
 
 int

@@ -1,6 +1,7 @@
 /*
  * policy.c - "envshim policy": the effective policy as a policy file,
- * each line followed by the file and line it came from.  The output reads
+ * each line followed by the file and line it came from, the builtin
+ * settings included (the builtin lists with --builtin).  The output reads
  * back as a policy, so it can start a new one.
  */
 #include <getopt.h>
@@ -24,7 +25,7 @@ es_cmd_policy(int argc, char **argv)
 	};
 	const char		*file = NULL;
 	struct es_policy	*p;
-	unsigned int		 flags = ES_FMT_ORIGIN;
+	unsigned int		 flags = ES_FMT_ORIGIN | ES_FMT_SETTINGS;
 	char			*buf = NULL, *nb;
 	size_t			 len = 1 << 16, i;
 	long			 n = -1;
@@ -73,10 +74,11 @@ es_cmd_policy(int argc, char **argv)
 		    strlen(p->layer_name[i]));
 	}
 	putchar('\n');
-	if (n == 0)
-		printf("# (no layer changes the builtin policy: "
-		    "envshim policy --builtin prints it)\n");
 	fwrite(buf, 1, (size_t)n, stdout);
+	if (!(flags & ES_FMT_BUILTIN))
+		printf("# and the builtin lists (injection, secret names and "
+		    "shapes, capabilities, hidden files): envshim policy "
+		    "--builtin\n");
 	free(buf);
 	free(p);
 	return fflush(stdout) == 0 ? 0 : ES_EXIT_FAIL;

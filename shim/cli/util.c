@@ -164,3 +164,27 @@ es_cmd_env_hop(const char *exe, struct es_cmd_hop *hop)
 		memmove(hop->argv, hop->argv + 1, hop->argc-- * sizeof(char *));
 	return 1;
 }
+
+void
+es_cmd_program_words(const char *path, char *const *argv, size_t argc,
+    char *out, size_t len)
+{
+	const char	*b = strrchr(path, '/');
+	size_t		 i;
+
+	b = b != NULL ? b + 1 : path;
+	snprintf(out, len, "%s", b);
+	if (!es_program_runner(b))
+		return;
+	for (i = 1; i < argc && i < ES_PROGRAM_WORDS; i++) {
+		size_t	n = strlen(out);
+
+		/* A masked or unwritable word cannot be named: stop before. */
+		if (strcmp(argv[i], "***") == 0 || strcmp(argv[i], "keep") == 0 ||
+		    argv[i][0] == '\0' || strpbrk(argv[i], " \t#\"") != NULL)
+			return;
+		snprintf(out + n, len - n, " %s", argv[i]);
+		if (argv[i][0] != '-')
+			return;
+	}
+}

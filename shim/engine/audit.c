@@ -190,9 +190,94 @@ open_array(struct w *w, const char *k)
 	return 0;
 }
 
-/* The names (never values) of entries whose verdict is action; "[" is out. */
+/* "FILE:LINE" of a rule as one JSON string. */
 static void
-names(struct w *w, const struct es_audit *a, unsigned action)
+rule_str(struct w *w, const struct es_audit *a, const struct es_rule *r,
+    unsigned int layer, unsigned int line)
+{
+	char lab[ES_PATH_MAX + 32], d[24];
+	const char *f = "?", *n;
+	size_t fl, nl;
+
+	if (a->program_rule != NULL) {
+		str(w, a->program_rule, strlen(a->program_rule));
+		return;
+	}
+	if (r != NULL) {
+		layer = r->layer;
+		line = r->line;
+	}
+	if (a->p != NULL && layer < a->p->nlayers && a->p->layer_name[layer])
+		f = a->p->layer_name[layer];
+	n = decimal(d, line);
+	fl = strnlen(f, ES_PATH_MAX);
+	nl = strlen(n);
+	memcpy(lab, f, fl);
+	lab[fl] = ':';
+	memcpy(lab + fl + 1, n, nl);
+	str(w, lab, fl + 1 + nl);
+}
+
+/* Is the exact entry e ("NAME=VALUE") in the agent's own environment? */
+static int
+own_entry(const struct es_audit *a, const char *e)
+{
+	size_t i;
+
+	for (i = 0; a->own[i] != NULL; i++)
+		if (strcmp(a->own[i], e) == 0)
+			return 1;
+	return 0;
+}
+
+/* A secret the agent set or changed for this launch, and the filter dropped. */
+static int
+is_lost(const struct es_audit *a, size_t i)
+{
+	return a->envp[i] != NULL && a->v[i].action == ES_DROP &&
+	    (a->v[i].reason == ES_R_SECRET_NAME ||
+	    a->v[i].reason == ES_R_SECRET_VALUE) && !own_entry(a, a->envp[i]);
+}
+
+static int
+any_lost(const struct es_audit *a)
+{
+	size_t i;
+
+	for (i = 0; a->v != NULL && i < a->n; i++)
+		if (is_lost(a, i))
+			return 1;
+	return 0;
+}
+
+/* Which entries a list holds. */
+enum { L_DROPPED, L_REWRITTEN, L_KEPT, L_LOST };
+
+static int
+wanted(const struct es_audit *a, size_t i, int which)
+{
+	const char *e = a->envp[i];
+
+	switch (which) {
+	case L_DROPPED:
+	case L_REWRITTEN:
+		return e != NULL && a->v[i].action ==
+		    (which == L_DROPPED ? ES_DROP : ES_REWRITE) &&
+		    !(a->v[i].reason == ES_R_LOCKED && is_quiet(a, e));
+	case L_KEPT:
+		return e != NULL && a->v[i].reason == ES_R_PROGRAM;
+	default:
+		return is_lost(a, i);
+	}
+}
+
+/*
+ * The names (never values) of the entries of one list; "[" is out.  What
+ * a program rule kept carries the rule; "lost" are the secrets the agent
+ * set for this launch alone and the filter dropped (an MCP config's env).
+ */
+static void
+names(struct w *w, const struct es_audit *a, int which)
 {
 	size_t i;
 	int first = 1;
@@ -201,8 +286,7 @@ names(struct w *w, const struct es_audit *a, unsigned action)
 		const char *e = a->envp[i];
 		size_t mark = w->len;
 
-		if (e == NULL || a->v[i].action != action ||
-		    (a->v[i].reason == ES_R_LOCKED && is_quiet(a, e)))
+		if (!wanted(a, i, which))
 			continue;
 		if (!first)
 			put(w, ",", 1);
@@ -214,7 +298,13 @@ names(struct w *w, const struct es_audit *a, unsigned action)
 			str(w, e, name_len(e));
 		put(w, ",\"reason\":\"", 11);
 		puts_(w, es_reason_name(a->v[i].reason));
-		put(w, "\"}", 2);
+		put(w, "\"", 1);
+		if (which == L_KEPT) {
+			put(w, ",\"rule\":", 8);
+			rule_str(w, a, es_program_keep(a->p, a->program - 1, e,
+			    name_len(e)), 0, 0);
+		}
+		put(w, "}", 1);
 		if (w->cut) {
 			w->len = mark;
 			break;
@@ -251,14 +341,31 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 	if (a->inside && a->sandbox > 0)
 		member(&w, "sandbox", decimal(n3, a->sandbox), 0);
 	member(&w, "agent", a->agent ? "true" : "false", 0);
+	if (a->agent && a->handover != NULL)
+		member(&w, "handover", a->handover, 1);
 	member(&w, "mode", a->audit_mode ? "audit" : "enforce", 1);
 	if (a->session != NULL && a->session[0] != '\0')
 		member(&w, "session", a->session, 1);
 	member(&w, "path", a->path, 1);
 	if (!w.cut && open_array(&w, "dropped") == 0)
-		names(&w, a, ES_DROP);
+		names(&w, a, L_DROPPED);
 	if (!w.cut && open_array(&w, "rewritten") == 0)
-		names(&w, a, ES_REWRITE);
+		names(&w, a, L_REWRITTEN);
+	if (a->program > 0 && a->p != NULL &&
+	    (size_t)a->program <= a->p->nprograms && !w.cut) {
+		const struct es_program *pr = &a->p->programs[a->program - 1];
+		size_t mark = w.len;
+
+		key(&w, "program");
+		rule_str(&w, a, NULL, pr->layer, pr->line);
+		if (w.cut)
+			w.len = mark;
+		if (!w.cut && open_array(&w, "kept") == 0)
+			names(&w, a, L_KEPT);
+	}
+	if (a->own != NULL && !w.cut && any_lost(a) &&
+	    open_array(&w, "lost") == 0)
+		names(&w, a, L_LOST);
 	/* argv last: it is the part most likely not to fit. */
 	if (!w.cut)
 		open_array(&w, "argv");

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "es_exec.h"
 #include "es_load.h"
 
 #ifndef ES_SYSCONFDIR
@@ -29,6 +30,8 @@
 
 static int lerr(struct es_parse_err *, const char *, const char *, ...)
     __attribute__((format(printf, 3, 4)));
+static int check_programs(struct es_policy *, unsigned int,
+    struct es_parse_err *);
 
 static int
 lerr(struct es_parse_err *err, const char *file, const char *fmt, ...)
@@ -132,10 +135,92 @@ load_layer(struct es_policy *p, const char *path, int optional,
 	else if (n > ES_POLICY_TEXT_MAX)
 		rc = lerr(err, path, "refused: larger than %d bytes",
 		    ES_POLICY_TEXT_MAX);
-	else
-		rc = es_policy_parse(p, buf, n, path, err);
+	else if ((rc = es_policy_parse(p, buf, n, path, err)) == 0)
+		rc = check_programs(p, (unsigned int)p->nlayers - 1, err);
 	munmap(buf, cap);
 	return rc;
+}
+
+/*
+ * The file a program rule's first word names here: the path, or the
+ * first executable of that name on PATH.  Returns 0 with buf filled, or
+ * -1 when there is none (the rule may be for another machine's PATH).
+ */
+static int
+program_file(const char *w, char *buf, size_t len)
+{
+	const char	*path = getenv("PATH"), *s, *e;
+	int		 n;
+
+	if (strchr(w, '/') != NULL) {
+		n = snprintf(buf, len, "%s", w);
+		return n > 0 && (size_t)n < len && access(buf, X_OK) == 0 ?
+		    0 : -1;
+	}
+	for (s = path != NULL ? path : "/usr/bin:/bin"; *s != '\0'; s = e) {
+		e = strchr(s, ':');
+		if (e == NULL)
+			e = s + strlen(s);
+		n = snprintf(buf, len, "%.*s/%s", (int)(e - s), s, w);
+		if (s[0] == '/' && n > 0 && (size_t)n < len &&
+		    access(buf, X_OK) == 0)
+			return 0;
+		if (*e == ':')
+			e++;
+	}
+	return -1;
+}
+
+/*
+ * A program rule of layer may not name a shell, whatever the file is
+ * called: a "#!" script judged by a shell, or a link to one.  The parser
+ * knows names only; this reads what the names lead to.
+ */
+static int
+check_programs(struct es_policy *p, unsigned int layer,
+    struct es_parse_err *err)
+{
+	unsigned char	 head[ES_SNIFF_HEAD];
+	char		 file[ES_PATH_MAX], real[ES_PATH_MAX];
+	struct es_sniff	 sn;
+	size_t		 i;
+	ssize_t		 n;
+	int		 fd;
+
+	for (i = 0; i < p->nprograms; i++) {
+		const struct es_program *pr = &p->programs[i];
+		const char *why = NULL;
+
+		if (pr->layer != layer)
+			continue;
+		if (es_is_shell(p, pr->word[0]))
+			why = "is a shell, and a shell runs whatever it is told";
+		else if (program_file(pr->word[0], file, sizeof(file)) != 0)
+			continue;
+		if (why == NULL && realpath(file, real) != NULL &&
+		    es_is_shell(p, real))
+			why = "leads to a shell, and a shell runs whatever it "
+			    "is told";
+		if (why == NULL &&
+		    (fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+		    O_NONBLOCK)) >= 0) {
+			n = read(fd, head, sizeof(head));
+			close(fd);
+			es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
+			if (sn.kind == ES_K_SCRIPT &&
+			    es_is_shell(p, es_script_judge(&sn)))
+				why = "is a shell script, and a shell runs "
+				    "whatever it is told";
+		}
+		if (why == NULL)
+			continue;
+		err->file = p->layer_name[layer];
+		err->line = pr->line;
+		snprintf(err->what, sizeof(err->what), "program %s %s; name "
+		    "the program it starts", pr->word[0], why);
+		return -1;
+	}
+	return 0;
 }
 
 /* The per-user file, or 0 when neither XDG_CONFIG_HOME nor HOME says. */

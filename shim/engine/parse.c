@@ -19,6 +19,8 @@
 #include <string.h>
 #include <stddef.h>
 
+#include "es_exec.h"
+#include "es_hide.h"
 #include "es_policy.h"
 #include "names.h"
 
@@ -29,10 +31,12 @@ enum kw_kind {
 	KW_SET,
 	KW_SHELL,
 	KW_PATH,
-	KW_LOG
+	KW_LOG,
+	KW_REVEAL,
+	KW_PROGRAM
 };
 
-enum path_list { PL_RW, PL_RO, PL_HIDE };
+enum path_list { PL_RW, PL_RO, PL_HIDE, PL_REVEAL };
 
 struct kw {
 	const char	*name;
@@ -46,6 +50,7 @@ static const struct kw kws[] = {
 	{ "network",		KW_ENUM,	2 },
 	{ "unfollowable",	KW_ENUM,	3 },
 	{ "protect-self",	KW_ENUM,	4 },
+	{ "home",		KW_ENUM,	5 },
 	{ "drop",		KW_RULE,	ES_RULE_DROP },
 	{ "keep",		KW_RULE,	ES_RULE_KEEP },
 	{ "injection",		KW_RULE,	ES_RULE_INJECTION },
@@ -58,15 +63,19 @@ static const struct kw kws[] = {
 	{ "rw",			KW_PATH,	PL_RW },
 	{ "ro",			KW_PATH,	PL_RO },
 	{ "hide",		KW_PATH,	PL_HIDE },
-	{ "log",		KW_LOG,		0 }
+	{ "log",		KW_LOG,		0 },
+	{ "reveal",		KW_REVEAL,	PL_REVEAL },
+	{ "program",		KW_PROGRAM,	0 }
 };
+
+#define SCALAR_WORDS	4	/* values a scalar keyword may take */
 
 /* A scalar keyword: its words, their values, and where they are stored. */
 struct scalar {
 	const char	*kw;
 	const char	*help;		/* "takes ..." */
-	const char	*words[3];
-	unsigned char	 vals[3];
+	const char	*words[SCALAR_WORDS];
+	unsigned char	 vals[SCALAR_WORDS];
 	size_t		 val, layer, line;	/* offsetof into struct es_policy */
 };
 
@@ -76,9 +85,10 @@ static const struct scalar scalars[] = {
 	    offsetof(struct es_policy, mode),
 	    offsetof(struct es_policy, mode_layer),
 	    offsetof(struct es_policy, mode_line) },
-	{ "sandbox", "required, optional or off",
-	    { "required", "optional", "off" },
-	    { ES_SANDBOX_REQUIRED, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF },
+	{ "sandbox", "required, optional, off or all",
+	    { "required", "optional", "off", "all" },
+	    { ES_SANDBOX_REQUIRED, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF,
+	    ES_SANDBOX_ALL },
 	    offsetof(struct es_policy, sandbox),
 	    offsetof(struct es_policy, sandbox_layer),
 	    offsetof(struct es_policy, sandbox_line) },
@@ -95,7 +105,12 @@ static const struct scalar scalars[] = {
 	{ "protect-self", "yes or no", { "yes", "no", NULL }, { 1, 0, 0 },
 	    offsetof(struct es_policy, protect_self),
 	    offsetof(struct es_policy, protect_self_layer),
-	    offsetof(struct es_policy, protect_self_line) }
+	    offsetof(struct es_policy, protect_self_line) },
+	{ "home", "visible or private", { "visible", "private", NULL },
+	    { 0, 1, 0 },
+	    offsetof(struct es_policy, home_private),
+	    offsetof(struct es_policy, home_private_layer),
+	    offsetof(struct es_policy, home_private_line) }
 };
 
 static const char *const rule_kw[] = {
@@ -340,7 +355,7 @@ do_enum(struct line *l, const struct kw *k)
 	const struct scalar	*sc = &scalars[k->sub];
 	size_t			 i;
 
-	for (i = 0; i < 3 && sc->words[i] != NULL; i++) {
+	for (i = 0; i < SCALAR_WORDS && sc->words[i] != NULL; i++) {
 		if (strcmp(l->arg, sc->words[i]) == 0) {
 			((unsigned char *)l->p)[sc->val] = sc->vals[i];
 			((unsigned char *)l->p)[sc->layer] = l->layer;
@@ -460,6 +475,10 @@ do_path(struct line *l, const struct kw *k)
 		list = p->ro;
 		np = &p->nro;
 		break;
+	case PL_REVEAL:
+		list = p->reveal;
+		np = &p->nreveal;
+		break;
 	default:
 		list = p->hide;
 		np = &p->nhide;
@@ -503,6 +522,176 @@ do_log(struct line *l)
 	return 0;
 }
 
+/*
+ * reveal PATH: one builtin hide entry, named exactly as `envshim policy
+ * --builtin` prints it, is shown to shells again.  Anything else is an
+ * error: a reveal that matched nothing would look like it worked.
+ */
+static int
+do_reveal(struct line *l, const struct kw *k)
+{
+	if (l->arglen == 0)
+		return fail(l, "reveal needs a path from the builtin hide list");
+	if (es_hide_find(l->arg, l->arglen) == NULL)
+		return fail(l, "reveal: %.64s%s is not in the builtin hide "
+		    "list (envshim policy --builtin prints it)", l->arg,
+		    l->arglen > 64 ? "..." : "");
+	return do_path(l, k);
+}
+
+/*
+ * Programs that run whatever their arguments name: a rule for one of
+ * them would hand its keeps to any command.
+ */
+static const char *const runs_anything[] = {
+	"env", "busybox", "sudo", "doas", "xargs", "nohup", "timeout", "nice",
+	"setsid", "exec", "command", "stdbuf", "chroot", "unshare", "nsenter",
+};
+
+/* Interpreters and package runners: they need a script or package named. */
+static const char *const runners[] = {
+	"node", "nodejs", "python", "perl", "ruby", "deno", "bun", "php",
+	"java", "npx", "bunx", "uvx", "pipx", "uv", "pnpm", "yarn", "npm",
+};
+
+/* Is b the name n, or n followed by a version ("python3.11")? */
+static int
+versioned(const char *b, const char *n)
+{
+	size_t k = strlen(n);
+
+	if (strncmp(b, n, k) != 0)
+		return 0;
+	for (b += k; *b != '\0'; b++)
+		if (!(*b >= '0' && *b <= '9') && *b != '.')
+			return 0;
+	return 1;
+}
+
+int
+es_program_runner(const char *name)
+{
+	const char	*b = strrchr(name, '/');
+	size_t		 i;
+
+	b = b != NULL ? b + 1 : name;
+	for (i = 0; i < sizeof(runners) / sizeof(runners[0]); i++)
+		if (versioned(b, runners[i]))
+			return 1;
+	return 0;
+}
+
+/* Splits s (NUL-terminated, in the arena) on white space, in place. */
+static size_t
+split_words(char *s, char **w, size_t max)
+{
+	size_t n = 0;
+
+	for (;;) {
+		while (isws(*s))
+			*s++ = '\0';
+		if (*s == '\0' || n == max + 1)
+			return n;
+		w[n++] = s;
+		while (*s != '\0' && !isws(*s))
+			s++;
+	}
+}
+
+/*
+ * program WORD... keep PATTERN...  A line naming the words of an earlier
+ * one adds its keeps to that entry.  What reads a file (a named program
+ * that is a shell script) is load.c's.
+ */
+static int
+do_program(struct line *l)
+{
+	struct es_policy	*p = l->p;
+	struct es_program	*pr = NULL;
+	char			*w[ES_PROGRAM_WORDS + ES_PROGRAM_KEEPS + 3];
+	const char		*b;
+	size_t			 n, nw, i, k;
+
+	if (l->arglen >= ES_PATH_MAX)
+		return fail(l, "program line longer than %d bytes",
+		    ES_PATH_MAX - 1);
+	commit(l);
+	n = split_words(l->arg, w, ES_PROGRAM_WORDS + ES_PROGRAM_KEEPS + 1);
+	for (nw = 0; nw < n && strcmp(w[nw], "keep") != 0; nw++)
+		;
+	if (nw == 0 || nw + 1 >= n)
+		return fail(l, "program needs a program, then keep and the "
+		    "names it keeps: program NAME [ARG...] keep NAME...");
+	if (nw > ES_PROGRAM_WORDS)
+		return fail(l, "program: at most %d words name the program",
+		    ES_PROGRAM_WORDS);
+	if (n > ES_PROGRAM_WORDS + ES_PROGRAM_KEEPS + 1)
+		return fail(l, "program: too many names (at most %d)",
+		    ES_PROGRAM_KEEPS);
+	if (strchr(w[0], '/') != NULL && w[0][0] != '/')
+		return fail(l, "program: a path must be absolute (or give the "
+		    "name alone)");
+	b = strrchr(w[0], '/');
+	b = b != NULL ? b + 1 : w[0];
+	if (b[0] == '\0' || strcmp(b, ".") == 0 || strcmp(b, "..") == 0 ||
+	    strstr(w[0], "/../") != NULL || strstr(w[0], "/./") != NULL)
+		return fail(l, "program: '%s' names no file", w[0]);
+	if (es_is_shell(p, w[0]))
+		return fail(l, "program: %s is a shell, and a shell runs "
+		    "whatever it is told; name the program it starts", b);
+	for (i = 0; i < sizeof(runs_anything) / sizeof(runs_anything[0]); i++)
+		if (strcmp(b, runs_anything[i]) == 0)
+			return fail(l, "program: %s runs whatever its arguments "
+			    "name; name that program", b);
+	if (nw == 1 && es_program_runner(b))
+		return fail(l, "program: %s alone would match every "
+		    "script or package it runs; name it too "
+		    "(program %s /path/server.js keep ...)", b, b);
+	for (k = nw + 1; k < n; k++) {
+		if (strlen(w[k]) > ES_PATTERN_MAX)
+			return fail(l, "program: keep pattern longer than %d "
+			    "bytes", ES_PATTERN_MAX);
+		for (i = 0; w[k][i] != '\0'; i++)
+			if (!namechar((unsigned char)w[k][i]) && w[k][i] != '*')
+				return fail(l, "program: keep pattern may hold "
+				    "only letters, digits, '_' and '*'");
+	}
+	for (i = 0; i < p->nprograms && pr == NULL; i++) {
+		if (p->programs[i].nwords != nw)
+			continue;
+		for (k = 0; k < nw; k++)
+			if (strcmp(p->programs[i].word[k], w[k]) != 0)
+				break;
+		if (k == nw)
+			pr = &p->programs[i];
+	}
+	if (pr == NULL) {
+		if (p->nprograms == ES_MAX_PROGRAMS)
+			return fail(l, "too many program rules (at most %d)",
+			    ES_MAX_PROGRAMS);
+		pr = &p->programs[p->nprograms++];
+		memset(pr, 0, sizeof(*pr));
+		pr->layer = l->layer;
+		pr->line = l->lineno;
+		pr->nwords = (unsigned char)nw;
+		for (k = 0; k < nw; k++)
+			pr->word[k] = w[k];
+	}
+	if (pr->nkeep + (n - nw - 1) > ES_PROGRAM_KEEPS)
+		return fail(l, "program: too many names (at most %d)",
+		    ES_PROGRAM_KEEPS);
+	for (k = nw + 1; k < n; k++) {
+		struct es_rule *r = &pr->keep[pr->nkeep++];
+
+		r->kind = ES_RULE_KEEP;
+		r->layer = l->layer;
+		r->line = l->lineno;
+		r->len = (unsigned short)strlen(w[k]);
+		r->pat = w[k];
+	}
+	return 0;
+}
+
 static int
 statement(struct line *l)
 {
@@ -530,6 +719,10 @@ statement(struct line *l)
 		return do_shell(l);
 	case KW_PATH:
 		return do_path(l, k);
+	case KW_REVEAL:
+		return do_reveal(l, k);
+	case KW_PROGRAM:
+		return do_program(l);
 	default:
 		return do_log(l);
 	}
@@ -676,6 +869,58 @@ putitems(struct out *o, const struct es_policy *p, unsigned int flags,
 			    it[i].line);
 }
 
+/* A compiled-in list, printed by fn(buf, len) -> length or -1. */
+static void
+putlist(struct out *o, long (*fn)(char *, size_t))
+{
+	long	n;
+
+	n = fn(o->pos < o->len ? o->buf + o->pos : NULL,
+	    o->pos < o->len ? o->len - o->pos : 0);
+	/* Too small: measure, so the caller's -1 is reported. */
+	if (n < 0)
+		n = fn(NULL, 0);
+	if (n > 0)
+		o->pos += (size_t)n;
+}
+
+/*
+ * One line per group of keeps from the same line, so each source line
+ * reads back as itself (merged again by do_program).
+ */
+static void
+putprogram(struct out *o, const struct es_policy *p, unsigned int flags,
+    const struct es_program *pr)
+{
+	char	line[ES_PATH_MAX + 2];
+	size_t	k, j, e;
+
+	for (k = 0; k < pr->nkeep; k = e) {
+		struct out	lo = { line, sizeof(line) - 1, 0 };
+
+		for (e = k; e < pr->nkeep && pr->keep[e].layer ==
+		    pr->keep[k].layer && pr->keep[e].line == pr->keep[k].line;
+		    e++)
+			;
+		for (j = 0; j < pr->nwords; j++) {
+			if (j > 0)
+				put(&lo, " ", 1);
+			puts_(&lo, pr->word[j]);
+		}
+		puts_(&lo, " keep");
+		for (j = k; j < e; j++) {
+			put(&lo, " ", 1);
+			puts_(&lo, pr->keep[j].pat);
+		}
+		if (lo.pos >= sizeof(line))
+			continue;	/* cannot be: the parser bounds a line */
+		line[lo.pos] = '\0';
+		puts_(o, "program ");
+		putarg(o, line, 0);
+		putorigin(o, p, flags, pr->keep[k].layer, pr->keep[k].line);
+	}
+}
+
 long
 es_policy_format(const struct es_policy *p, unsigned int flags,
     char *buf, size_t len)
@@ -691,9 +936,9 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 		v = ((const unsigned char *)p)[sc->val];
 		layer = ((const unsigned char *)p)[sc->layer];
 		memcpy(&line, (const char *)p + sc->line, sizeof(line));
-		if (layer == 0 && !(flags & ES_FMT_BUILTIN))
+		if (layer == 0 && !(flags & (ES_FMT_BUILTIN | ES_FMT_SETTINGS)))
 			continue;
-		for (j = 0; j < 3 && sc->words[j] != NULL; j++)
+		for (j = 0; j < SCALAR_WORDS && sc->words[j] != NULL; j++)
 			if (sc->vals[j] == v)
 				putline(&o, p, flags, sc->kw, sc->words[j],
 				    layer, line);
@@ -716,6 +961,7 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 	putitems(&o, p, flags, "rw", p->rw, p->nrw);
 	putitems(&o, p, flags, "ro", p->ro, p->nro);
 	putitems(&o, p, flags, "hide", p->hide, p->nhide);
+	putitems(&o, p, flags, "reveal", p->reveal, p->nreveal);
 	for (i = 0; i < p->nrules; i++) {
 		const struct es_rule	*r = &p->rules[i];
 
@@ -726,16 +972,11 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 		putline(&o, p, flags, rule_kw[r->kind], r->pat, r->layer,
 		    r->line);
 	}
+	for (i = 0; i < p->nprograms; i++)
+		putprogram(&o, p, flags, &p->programs[i]);
 	if (flags & ES_FMT_BUILTIN) {
-		long	n;
-
-		n = es_names_format(o.pos < len ? buf + o.pos : NULL,
-		    o.pos < len ? len - o.pos : 0);
-		/* Too small: measure, so the -1 below is reported. */
-		if (n < 0)
-			n = es_names_format(NULL, 0);
-		if (n > 0)
-			o.pos += (size_t)n;
+		putlist(&o, es_names_format);
+		putlist(&o, es_hide_format);
 	}
 	if (o.pos >= len)
 		return -1;

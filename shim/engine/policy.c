@@ -29,6 +29,7 @@ static const char *const reason_names[ES_R__COUNT] = {
 	[ES_R_LOCKED] = "locked",
 	[ES_R_NORMALISED] = "normalised",
 	[ES_R_AGENT] = "agent",
+	[ES_R_PROGRAM] = "program",
 	[ES_R_TAME] = "tame",
 	[ES_R_INSIDE] = "inside",
 };
@@ -147,6 +148,70 @@ user_rule(const struct es_policy *p, const char *name, size_t nlen)
 			return rl;
 	}
 	return NULL;
+}
+
+/* The keep of a program rule that names this variable, or NULL. */
+static const struct es_rule *
+program_keeps(const struct es_program *pr, const char *name, size_t nlen)
+{
+	size_t k;
+
+	for (k = 0; k < pr->nkeep; k++)
+		if (glob_ci(pr->keep[k].pat, pr->keep[k].len, name, nlen))
+			return &pr->keep[k];
+	return NULL;
+}
+
+const struct es_rule *
+es_program_keep(const struct es_policy *p, int prog, const char *name,
+    size_t nlen)
+{
+	if (prog < 0 || (size_t)prog >= p->nprograms)
+		return NULL;
+	return program_keeps(&p->programs[prog], name, nlen);
+}
+
+static const char *
+last_part(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b != NULL ? b + 1 : path;
+}
+
+/* word[0] names this file: by the path (with '/') or by its name. */
+static int
+names_file(const char *w, const char *path, const char *real)
+{
+	if (strchr(w, '/') != NULL)
+		return strcmp(w, path) == 0 ||
+		    (real != NULL && strcmp(w, real) == 0);
+	return strcmp(w, last_part(path)) == 0 ||
+	    (real != NULL && strcmp(w, last_part(real)) == 0);
+}
+
+int
+es_program_match(const struct es_policy *p, const char *path,
+    const char *real, char *const argv[])
+{
+	size_t i, k;
+	int best = -1;
+
+	for (i = 0; path != NULL && i < p->nprograms; i++) {
+		const struct es_program *pr = &p->programs[i];
+
+		if (!names_file(pr->word[0], path, real))
+			continue;
+		for (k = 1; k < pr->nwords; k++)
+			if (argv == NULL || argv[0] == NULL || argv[k] == NULL ||
+			    strcmp(argv[k], pr->word[k]) != 0)
+				break;
+		if (k < pr->nwords)
+			continue;
+		if (best < 0 || pr->nwords >= p->programs[best].nwords)
+			best = (int)i;
+	}
+	return best;
 }
 
 /* Is the variable tracked by the snapshot (Tier B, builtin or policy)? */
@@ -445,6 +510,7 @@ struct ctx {
 	int				 literals;	/* secret-value rules */
 	const char *const		*forced;
 	const char			*preload;	/* the forced LD_PRELOAD's value */
+	const struct es_program		*prog;		/* ES_F_PROGRAM, or NULL */
 	unsigned char			 first[256];	/* of forced and set names */
 };
 
@@ -628,6 +694,8 @@ decide(const struct ctx *c, const char *s, size_t nlen,
 	for (k = 0; named && k < p->nsets; k++)
 		if (same_name(p->sets[k].s, s, nlen))
 			return V(ES_DROP, ES_R_POLICY);
+	if (c->prog != NULL && program_keeps(c->prog, s, nlen) != NULL)
+		return V(ES_KEEP, ES_R_PROGRAM);
 	/* nothing set inside can leave: the boundary filtered what came in */
 	if (inside)
 		return V(ES_KEEP, ES_R_INSIDE);
@@ -821,6 +889,9 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 	c.flags = flags;
 	c.forced = forced;
 	c.preload = NULL;
+	c.prog = NULL;
+	if ((flags & ES_F_PROGRAM(0)) && (flags >> 16) < p->nprograms)
+		c.prog = &p->programs[flags >> 16];
 	c.literals = 0;
 	for (k = 0; k < p->nrules; k++)
 		c.literals |= p->rules[k].kind == ES_RULE_SECRET_VALUE;

@@ -43,51 +43,207 @@ static const char *const shells[] = {
 	"rbash", "lksh", "pdksh", "oksh", "yash", "posh", "csh", "tcsh",
 };
 
+#if __SIZEOF_POINTER__ == 8
+typedef Elf64_Dyn es_dyn;
+#else
+typedef Elf32_Dyn es_dyn;
+#endif
+
+enum { ST_DONE, ST_PHDRS, ST_INTERP, ST_DYN };
+
+/* Beyond any file: an offset pread could not take (off_t is signed). */
+#define FAR	(1ULL << 62)
+
+/* Asks for len bytes at off, as much of them as fit the caller's buffer. */
+static void
+want(struct es_sniff *s, int stage, unsigned long long off,
+    unsigned long long len, size_t unit)
+{
+	size_t cap = ES_SNIFF_HEAD - ES_SNIFF_HEAD % unit;
+
+	s->kind = ES_K_ELF_MORE;
+	s->stage = stage;
+	s->want_off = off;
+	s->want_len = len < cap ? (size_t)len : cap;
+}
+
+static void
+unknown(struct es_sniff *s)
+{
+	s->kind = ES_K_ELF_UNKNOWN;
+	s->stage = ST_DONE;
+	s->want_len = 0;
+}
+
+/*
+ * The whole table read: a loader named means a dynamic program (its path
+ * comes next); without one it is static, and for an ET_DYN file the
+ * dynamic section says whether it is a static-pie program.
+ */
+static void
+phdrs_done(struct es_sniff *s)
+{
+	if (s->has_interp) {
+		/*
+		 * The loader's path, which the caller must check: a PT_INTERP
+		 * naming any program but ld.so runs that program instead, and
+		 * the preload never loads.  Longer than we keep: unknown.
+		 */
+		if (s->i_len < 2 || s->i_len > sizeof(s->interp) ||
+		    s->i_off > FAR)
+			unknown(s);
+		else
+			want(s, ST_INTERP, s->i_off, s->i_len, 1);
+		return;
+	}
+	if (s->e_type == ET_DYN && s->has_dyn && s->d_off < FAR &&
+	    s->d_len >= sizeof(es_dyn)) {
+		s->next = s->d_off;
+		s->left = s->d_len < ES_SNIFF_TABLE_MAX ? s->d_len :
+		    ES_SNIFF_TABLE_MAX;
+		s->left -= s->left % sizeof(es_dyn);
+		want(s, ST_DYN, s->next, s->left, sizeof(es_dyn));
+		return;
+	}
+	s->kind = ES_K_ELF_STATIC;
+	s->program = s->e_type == ET_EXEC;
+	s->stage = ST_DONE;
+	s->want_len = 0;
+}
+
+static void
+more_phdrs(const unsigned char *buf, size_t n, struct es_sniff *s)
+{
+	es_phdr ph;
+	size_t i;
+
+	if (n < s->want_len) {
+		unknown(s);	/* the file ends in its headers: no exec */
+		return;
+	}
+	for (i = 0; i + sizeof(ph) <= n; i += sizeof(ph)) {
+		memcpy(&ph, buf + i, sizeof(ph));
+		if (ph.p_type == PT_INTERP && !s->has_interp) {
+			s->has_interp = 1;
+			s->i_off = ph.p_offset;
+			s->i_len = ph.p_filesz;
+		} else if (ph.p_type == PT_DYNAMIC && !s->has_dyn) {
+			s->has_dyn = 1;
+			s->d_off = ph.p_offset;
+			s->d_len = ph.p_filesz;
+		}
+	}
+	s->next += n;
+	s->left -= n;
+	if (s->left > 0)
+		want(s, ST_PHDRS, s->next, s->left, sizeof(ph));
+	else
+		phdrs_done(s);
+}
+
+static void
+more_dyn(const unsigned char *buf, size_t n, struct es_sniff *s)
+{
+	es_dyn d;
+	size_t i;
+
+	for (i = 0; i + sizeof(d) <= n; i += sizeof(d)) {
+		memcpy(&d, buf + i, sizeof(d));
+		if (d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag == DT_FLAGS_1) {
+			s->program = (d.d_un.d_val & DF_1_PIE) != 0;
+			break;
+		}
+	}
+	s->next += n;
+	s->left -= n < s->left ? n : s->left;
+	if (i + sizeof(d) <= n || n < s->want_len || s->left == 0) {
+		s->kind = ES_K_ELF_STATIC;
+		s->stage = ST_DONE;
+		s->want_len = 0;
+	} else
+		want(s, ST_DYN, s->next, s->left, sizeof(d));
+}
+
+void
+es_sniff_more(const unsigned char *buf, size_t n, struct es_sniff *s)
+{
+	if (s->kind != ES_K_ELF_MORE)
+		return;
+	if (n > s->want_len)
+		n = s->want_len;
+	switch (s->stage) {
+	case ST_PHDRS:
+		more_phdrs(buf, n, s);
+		break;
+	case ST_INTERP:
+		if (n < s->want_len) {
+			unknown(s);
+			break;
+		}
+		memcpy(s->interp, buf, n);
+		s->interp[n - 1] = '\0';
+		s->stage = ST_DONE;
+		s->want_len = 0;
+		s->kind = s->interp[0] != '\0' ? ES_K_ELF_DYNAMIC :
+		    ES_K_ELF_UNKNOWN;
+		break;
+	case ST_DYN:
+		more_dyn(buf, n, s);
+		break;
+	default:
+		unknown(s);
+	}
+}
+
 /*
  * An ELF file the shim can enter has our class and machine and asks for
  * a dynamic loader (PT_INTERP); without one the preload never loads.
+ * The program headers are read wherever e_phoff puts them, as the
+ * kernel reads them: a Node single-executable app has them tens of
+ * megabytes in.
  */
-static int
+static void
 sniff_elf(const unsigned char *head, size_t n, struct es_sniff *s)
 {
 	es_ehdr eh;
 	es_phdr ph;
-	size_t i, off;
+	unsigned long long table;
 
 	if (n < EI_NIDENT + 2 || head[EI_CLASS] != ES_CLASS ||
-	    head[EI_DATA] != ES_DATA)
-		return ES_K_ELF_FOREIGN;
-	if (n < sizeof(eh))
-		return ES_K_ELF_UNKNOWN;
-	memcpy(&eh, head, sizeof(eh));
-	if (ES_EM != 0 && eh.e_machine != ES_EM)
-		return ES_K_ELF_FOREIGN;
-	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
-		return ES_K_OTHER;
-	if (eh.e_phentsize != sizeof(ph) || eh.e_phnum == 0)
-		return ES_K_ELF_UNKNOWN;
-	for (i = 0; i < eh.e_phnum; i++) {
-		off = eh.e_phoff + i * sizeof(ph);
-		/* Checked this way round so a huge e_phoff cannot wrap. */
-		if (eh.e_phoff > n || off > n || n - off < sizeof(ph))
-			return ES_K_ELF_UNKNOWN;
-		memcpy(&ph, head + off, sizeof(ph));
-		if (ph.p_type != PT_INTERP)
-			continue;
-		/*
-		 * The loader's path, which the caller must check: a PT_INTERP
-		 * naming any program but ld.so runs that program instead, and
-		 * the preload never loads.  Out of reach: judged unknown.
-		 */
-		if (ph.p_offset > n || ph.p_filesz < 2 ||
-		    ph.p_filesz > n - ph.p_offset ||
-		    ph.p_filesz > sizeof(s->interp))
-			return ES_K_ELF_UNKNOWN;
-		memcpy(s->interp, head + ph.p_offset, ph.p_filesz);
-		s->interp[ph.p_filesz - 1] = '\0';
-		return s->interp[0] != '\0' ? ES_K_ELF_DYNAMIC : ES_K_ELF_UNKNOWN;
+	    head[EI_DATA] != ES_DATA) {
+		s->kind = ES_K_ELF_FOREIGN;
+		return;
 	}
-	return ES_K_ELF_STATIC;
+	if (n < sizeof(eh)) {
+		s->kind = ES_K_ELF_UNKNOWN;
+		return;
+	}
+	memcpy(&eh, head, sizeof(eh));
+	if (ES_EM != 0 && eh.e_machine != ES_EM) {
+		s->kind = ES_K_ELF_FOREIGN;
+		return;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		s->kind = ES_K_OTHER;
+		return;
+	}
+	table = (unsigned long long)eh.e_phnum * sizeof(ph);
+	/* Checked this way round so a huge e_phoff cannot wrap. */
+	if (eh.e_phentsize != sizeof(ph) || eh.e_phnum == 0 ||
+	    table > ES_SNIFF_TABLE_MAX || eh.e_phoff > FAR) {
+		s->kind = ES_K_ELF_UNKNOWN;
+		return;
+	}
+	s->e_type = eh.e_type;
+	s->next = eh.e_phoff;
+	s->left = table;
+	want(s, ST_PHDRS, s->next, s->left, sizeof(ph));
+	/* What the head already holds needs no read: the usual program. */
+	while (s->kind == ES_K_ELF_MORE && s->want_off <= n &&
+	    s->want_len <= n - s->want_off)
+		es_sniff_more(head + s->want_off, s->want_len, s);
 }
 
 static int
@@ -187,8 +343,12 @@ void
 es_sniff(const unsigned char *head, size_t n, struct es_sniff *s)
 {
 	s->interp[0] = s->arg[0] = s->judge[0] = '\0';
+	s->program = s->has_interp = s->has_dyn = 0;
+	s->stage = ST_DONE;
+	s->want_off = 0;
+	s->want_len = 0;
 	if (n >= 4 && memcmp(head, ELFMAG, SELFMAG) == 0)
-		s->kind = sniff_elf(head, n, s);
+		sniff_elf(head, n, s);
 	else if (n >= 2 && head[0] == '#' && head[1] == '!') {
 		s->kind = ES_K_SCRIPT;
 		sniff_script(head, n, s);

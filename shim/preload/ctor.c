@@ -79,6 +79,29 @@ keep_var(struct es_shim *s, char *const *vars, char **dst, size_t cap, const cha
 }
 
 /*
+ * A launch the agent made of a program rule's program, or a descendant
+ * of one: the mark, "I:FILE:LINE", names the rule.  A mark naming no rule
+ * of this policy is no mark (its keeps would be a guess).
+ */
+static void
+marked(struct es_shim *s)
+{
+	const char *m = s->e_program;
+	unsigned long long i;
+
+	if (strncmp(m, "ENVSHIM_PROGRAM=", 16) != 0)
+		return;
+	m += 16;
+	if (nums(m, &i, 1) != 1 || i >= s->pol.nprograms ||
+	    (m = strchr(m, ':')) == NULL) {
+		s->e_program = s->text;
+		return;
+	}
+	s->program = (int)i + 1;
+	s->program_rule = m + 1;
+}
+
+/*
  * Any other process: the launch state comes from vars, the load-time
  * environment (or, in contain mode, the namespace's contain file).
  */
@@ -89,15 +112,17 @@ init_child(struct es_shim *s, char *const *vars)
 	char msg[ES_PATH_MAX + 256];
 	const char *cfg = es_env_value(vars, "ENVSHIM_CONFIG"), *ns = getenv("ENVSHIM_SANDBOX_NS");
 	const char *agent = es_env_value(vars, "ENVSHIM_AGENT");
-	unsigned long long a[3] = { 0, 0, 0 }, n[3] = { 0, 0, 0 };
+	unsigned long long a[4] = { 0, 0, 0, 0 }, n[3] = { 0, 0, 0 };
+	char var[ES_CAP_AGENT];
 	ino_t uino, mino;
 	char *t;
 
 	keep_var(s, vars, &s->e_config, ES_CAP_CONFIG, "ENVSHIM_CONFIG");
 	keep_var(s, vars, &s->e_launch, ES_CAP_LAUNCH, "ENVSHIM_LAUNCH");
-	keep_var(s, vars, &s->e_agent, ES_CAP_AGENT, "ENVSHIM_AGENT");
+	keep_var(s, vars, &s->e_tree, ES_CAP_TREE, "ENVSHIM_AGENT_TREE");
 	keep_var(s, vars, &s->e_ws, ES_CAP_WS, "ENVSHIM_WORKSPACE");
 	keep_var(s, vars, &s->e_session, ES_CAP_SESSION, ES_SESSION_VAR);
+	keep_var(s, vars, &s->e_program, ES_CAP_PROGRAM, "ENVSHIM_PROGRAM");
 	/* s is static and this process fresh: its policy is still all zero. */
 	if (cfg == NULL)
 		cfg = "";
@@ -111,12 +136,28 @@ init_child(struct es_shim *s, char *const *vars)
 	}
 	if (es_snapshot_decode(es_env_value(vars, "ENVSHIM_LAUNCH"), &s->snap) != 0)
 		es_broken(s, "malformed ENVSHIM_LAUNCH", NULL);
-	if (agent != NULL && nums(agent, a, 3) >= 2) {
+	marked(s);
+	/*
+	 * "dev:ino:script" is the launch root's file; a fourth field ":1"
+	 * is its parent saying this launch is the agent.  Children get the
+	 * three fields, and the ":1" only when they are the agent too.
+	 */
+	if (agent != NULL && nums(agent, a, 4) >= 2) {
 		s->have_agent = 1;
 		s->agent_dev = (dev_t)a[0];
 		s->agent_ino = (ino_t)a[1];
 		s->agent_script = a[2];
+		s->handed = a[3] == 1;
+		es_agent_var(var, s->agent_dev, s->agent_ino, s->agent_script, 0);
+		if ((t = es_text_put(s, ES_CAP_AGENT, NULL, var)) != NULL)
+			s->e_agent = t;
+		es_agent_var(var, s->agent_dev, s->agent_ino, s->agent_script, 1);
+		if ((t = es_text_put(s, ES_CAP_AGENT, NULL, var)) != NULL)
+			s->e_agent_self = t;
 	}
+	if (s->e_tree[0] != '\0' &&
+	    es_tree_parse(s, s->e_tree + strlen("ENVSHIM_AGENT_TREE=")) != 0)
+		es_broken(s, "malformed ENVSHIM_AGENT_TREE", NULL);
 	/* Inside only if the namespaces really are the helper's. */
 	if (ns != NULL && nums(ns, n, 3) >= 2 &&
 	    ns_ino("user", &uino) == 0 && ns_ino("mnt", &mino) == 0 &&
@@ -267,8 +308,11 @@ contain_self(struct es_shim *s, char **argv)
 	size_t k;
 
 	es_judge(s, AT_FDCWD, "/proc/self/exe", -1, 0, argv, &t);
-	if (t.agent)
+	/* Nobody saw its parent: the agent is known by its file alone. */
+	if (t.agent_file) {
+		s->is_agent = 1;
 		return;
+	}
 	r = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[r > 0 ? r : 0] = '\0';
 	es_plan_init(&pl, "contain", exe, exe, environ);
@@ -421,10 +465,12 @@ quiet_list(struct es_shim *s, int root)
 
 	for (i = 0; s->forced[i] != NULL; i++)
 		s->quiet[k++] = s->forced[i];
+	if (s->e_agent_self[0] != '\0')
+		s->quiet[k++] = s->e_agent_self;
 	for (i = 0; root && environ != NULL && environ[i] != NULL; i++)
 		if (strncmp(environ[i], "ENVSHIM_POLICY=", 15) == 0 ||
 		    strncmp(environ[i], "ENVSHIM_MODE=", 13) == 0) {
-			if (k == ES_NFORCED + 2)
+			if (k == ES_NFORCED + 3)
 				break;
 			s->quiet[k++] = environ[i];
 		}
@@ -453,26 +499,22 @@ is_launcher(const struct es_shim *s)
 }
 
 /*
- * Only the agent holds the secrets - the launch root and its re-launches -
- * so only it turns undumpable.  Everything else it runs has a filtered
- * environment, and undumpable tools break (unshare -r, rootless podman
- * and gdb cannot write or read their own /proc files).
+ * Only the agent holds the secrets - the launch root and what it handed
+ * itself to - so only it turns undumpable.  Everything else it runs has
+ * a filtered environment, and undumpable tools break (unshare -r,
+ * rootless podman and gdb cannot write or read their own /proc files).
+ * Outside contain mode the parent's word decides (ENVSHIM_AGENT's ":1",
+ * which the shim forces on exactly the agent's own launches); in contain
+ * mode nobody may have seen the parent, and contain_self judged the file.
  */
 static int
-holds_secrets(const struct es_shim *s, int root, char **argv)
+holds_secrets(const struct es_shim *s, int root)
 {
-	struct stat sb;
-	char exe[ES_PATH_MAX];
-	ssize_t r;
-
 	if (root)
 		return !is_helper(s);
-	if (!s->have_agent || s->inside || stat("/proc/self/exe", &sb) != 0 ||
-	    sb.st_dev != s->agent_dev || sb.st_ino != s->agent_ino)
+	if (s->inside || !s->have_agent)
 		return 0;
-	r = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[r > 0 ? r : 0] = '\0';
-	return s->agent_script == 0 || es_agent_script(exe, argv) == s->agent_script;
+	return s->contain ? s->is_agent : s->handed;
 }
 
 void
@@ -487,6 +529,7 @@ es_shim_init(struct es_shim *s, char **argv)
 	find_loader(s);
 	contain = read_contain(s, &cbuf, vars);
 	root = contain == 0 && getenv("ENVSHIM_LAUNCH") == NULL;
+	s->contain = contain > 0;
 	if (contain > 0)
 		init_child(s, vars);
 	else if (root)
@@ -502,22 +545,29 @@ es_shim_init(struct es_shim *s, char **argv)
 		s->forced[k++] = s->e_launch;
 	if (s->e_agent[0] != '\0')
 		s->forced[k++] = s->e_agent;
+	if (s->e_tree[0] != '\0')
+		s->forced[k++] = s->e_tree;
 	if (s->e_ws[0] != '\0')
 		s->forced[k++] = s->e_ws;
 	if (s->e_ns[0] != '\0')
 		s->forced[k++] = s->e_ns;
 	if (s->e_session[0] != '\0')
 		s->forced[k++] = s->e_session;
+	if (s->e_program[0] != '\0')
+		s->forced[k++] = s->e_program;
 	s->forced[k] = NULL;
 	quiet_list(s, root);
 	if (contain != 0)
 		contain_self(s, argv);
-	if (!s->broken && holds_secrets(s, root, argv)) {
+	if (!s->broken && holds_secrets(s, root)) {
+		s->is_agent = 1;
 		s->self_launcher = is_launcher(s);
 		s->self_pid = getpid();
 		if (s->pol.protect_self)
 			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	}
+	} else if (!s->broken && s->program != 0 && s->pol.protect_self)
+		/* What a program rule kept is as secret as the agent's. */
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
 /*

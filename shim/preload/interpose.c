@@ -107,9 +107,12 @@ exec_one(const struct req *r, const char *path, int search)
 	    getpid() == st.self_pid) {
 		t.agent = 1;
 		t.shell = 0;
-		pl.agent_var = es_agent_var(agentvar, t.dev, t.ino, t.script);
-	}
+		pl.agent_var = es_agent_var(agentvar, t.dev, t.ino, t.script, 1);
+		pl.handover = path;
+	} else if (t.agent && t.handed)
+		pl.handover = t.handed_to;
 	pl.agent = t.agent;
+	pl.program = es_program_for(&st, &t, target, r->argv);
 	pl.action = es_decide(&st, &t, &why);
 	pl.why = why;
 	if (es_plan_make(&st, &pl, r->argv, NULL) != 0) {
@@ -153,6 +156,7 @@ exec_one(const struct req *r, const char *path, int search)
 		struct es_target sh = { .found = 1, .shell = 1 };
 
 		pl.target = "/bin/sh";
+		pl.program = 0;		/* a shell is never a program rule's */
 		pl.action = es_decide(&st, &sh, &why);
 		pl.why = why;
 		es_plan_release(&pl);
@@ -456,6 +460,9 @@ spawn_common(const char *hook, pid_t *pidp, int *pidfd, const char *file,
 	}
 	es_plan_init(&pl, hook, path, path, envp != NULL ? envp : empty_env);
 	pl.agent = t.agent;
+	pl.program = es_program_for(&st, &t, path, argv);
+	if (t.agent && t.handed)
+		pl.handover = t.handed_to;
 	/*
 	 * A missing file is the child's error to report (posix_spawn returns
 	 * it); planning still filters, so nothing unfiltered ever runs.

@@ -135,11 +135,11 @@ static const char *const interpreters[] = {
 };
 
 /*
- * es_hash of the first non-option argument when exe is an interpreter,
- * else 0 (the executable alone identifies the agent).
+ * What an interpreter runs is its first non-option argument: the file
+ * that decides whether `node X` is the agent.
  */
-unsigned long long
-es_agent_script(const char *exe, char *const *argv)
+const char *
+es_agent_script_arg(const char *exe, char *const *argv)
 {
 	const char *b = strrchr(exe, '/');
 	size_t i, k;
@@ -149,11 +149,43 @@ es_agent_script(const char *exe, char *const *argv)
 		if (strncmp(b, interpreters[k], strlen(interpreters[k])) == 0)
 			break;
 	if (k == sizeof(interpreters) / sizeof(interpreters[0]))
-		return 0;
+		return NULL;
 	for (i = 1; argv != NULL && argv[0] != NULL && argv[i] != NULL; i++)
 		if (argv[i][0] != '-')
-			return es_hash(argv[i], strlen(argv[i])) | 1;
-	return 1;	/* an interpreter with no script: a REPL */
+			return argv[i];
+	return NULL;
+}
+
+/*
+ * es_hash of the first non-option argument when exe is an interpreter,
+ * else 0 (the executable alone identifies the agent).
+ */
+unsigned long long
+es_agent_script(const char *exe, char *const *argv)
+{
+	const char *b = strrchr(exe, '/'), *arg = es_agent_script_arg(exe, argv);
+	size_t k;
+
+	if (arg != NULL)
+		return es_hash(arg, strlen(arg)) | 1;
+	b = b != NULL ? b + 1 : exe;
+	for (k = 0; k < sizeof(interpreters) / sizeof(interpreters[0]); k++)
+		if (strncmp(b, interpreters[k], strlen(interpreters[k])) == 0)
+			return 1;	/* an interpreter with no script: a REPL */
+	return 0;
+}
+
+/* A prefix test on real paths: what the agent's install holds is the agent's. */
+int
+es_in_install(const struct es_shim *s, const char *real)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntree; i++)
+		if (strncmp(real, s->tree[i], s->tree_len[i]) == 0 &&
+		    real[s->tree_len[i]] == '/')
+			return 1;
+	return 0;
 }
 
 /* v in decimal at the end of d[24]; returns where it starts.  AS-safe. */
@@ -175,7 +207,7 @@ decimal(char d[24], unsigned long long v)
  * the program the agent turned itself into by an exec of its own.
  */
 char *
-es_agent_var(char *buf, dev_t dev, ino_t ino, unsigned long long script)
+es_agent_var(char *buf, dev_t dev, ino_t ino, unsigned long long script, int self)
 {
 	char d[24];
 
@@ -186,6 +218,8 @@ es_agent_var(char *buf, dev_t dev, ino_t ino, unsigned long long script)
 	es_cat(buf, ES_CAP_AGENT, decimal(d, (unsigned long long)ino));
 	es_cat(buf, ES_CAP_AGENT, ":");
 	es_cat(buf, ES_CAP_AGENT, decimal(d, script));
+	if (self)
+		es_cat(buf, ES_CAP_AGENT, ":1");
 	return buf;
 }
 
@@ -222,7 +256,77 @@ busybox_shell(const char *resolved, char *const *argv)
 	return argv[1] != NULL && es_is_shell(NULL, argv[1]);
 }
 
+/*
+ * es_sniff over an open file, with the further reads an ELF's headers
+ * need, into the caller's one buffer (head, ES_SNIFF_HEAD bytes): stack
+ * only, so the exec path can use it.  Returns what the first read gave
+ * (-1: the file cannot be read).
+ */
+ssize_t
+es_sniff_fd(int fd, unsigned char head[ES_SNIFF_HEAD], struct es_sniff *sn)
+{
+	ssize_t n = pread(fd, head, ES_SNIFF_HEAD, 0), r;
+	int rounds = 0;
+
+	es_sniff(head, n > 0 ? (size_t)n : 0, sn);
+	while (sn->kind == ES_K_ELF_MORE) {
+		if (++rounds > ES_SNIFF_ROUNDS || sn->want_len > ES_SNIFF_HEAD) {
+			sn->kind = ES_K_ELF_UNKNOWN;
+			break;
+		}
+		r = pread(fd, head, sn->want_len, (off_t)sn->want_off);
+		es_sniff_more(head, r > 0 ? (size_t)r : 0, sn);
+	}
+	return n;
+}
+
 static void judge_interp(const struct es_shim *, const char *, struct es_target *);
+
+/*
+ * The real path of an open file or of a path, through procfs: readlink
+ * is async-signal-safe, realpath is not.  Returns its length, or -1.
+ */
+static ssize_t
+real_of(int fd, char *buf, size_t cap)
+{
+	char proc[32];
+	ssize_t r = readlink(es_fd_path(proc, fd), buf, cap - 1);
+
+	if (r <= 0 || (size_t)r >= cap - 1)
+		return -1;
+	buf[r] = '\0';
+	return r;
+}
+
+/*
+ * Is the file, or for an interpreter the script it runs (node cli.js),
+ * part of the agent's install?  Then the agent hands itself over to it:
+ * a launcher's native binary, another script of the same package.
+ */
+static void
+install_member(const struct es_shim *s, int fd, char *const *argv,
+    struct es_target *t)
+{
+	const char *script;
+	int sfd;
+
+	if (real_of(fd, t->handed_to, sizeof(t->handed_to)) < 0)
+		return;
+	if (!es_in_install(s, t->handed_to)) {
+		script = es_agent_script_arg(t->handed_to, argv);
+		if (script == NULL ||
+		    (sfd = open(script, O_PATH | O_CLOEXEC)) < 0)
+			return;
+		if (real_of(sfd, t->handed_to, sizeof(t->handed_to)) < 0 ||
+		    !es_in_install(s, t->handed_to)) {
+			close(sfd);
+			return;
+		}
+		close(sfd);
+	}
+	t->agent_file = 1;
+	t->handed = 1;
+}
 static void script_identity(const struct es_sniff *, const char *,
     struct es_target *);
 
@@ -288,9 +392,12 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 	if (agentfile || (top && s->self_launcher))
 		t->script = es_agent_script(name != NULL ? name : path, argv);
 	if (agentfile && (s->agent_script == 0 || t->script == s->agent_script))
-		t->agent = 1;
-	n = pread(fd, head, sizeof(head), 0);
-	es_sniff(head, n > 0 ? (size_t)n : 0, &sn);
+		t->agent_file = 1;
+	else if (top && !s->inside && s->ntree > 0 && (s->is_agent || s->contain))
+		install_member(s, fd, argv, t);
+	/* A tool never becomes the agent: only the agent hands itself over. */
+	t->agent = t->agent_file && s->is_agent;
+	n = es_sniff_fd(fd, head, &sn);
 	/*
 	 * File capabilities count only on an ELF that ld.so would run: the
 	 * kernel takes a script's from its interpreter (judged on its own),
@@ -325,6 +432,7 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 		break;
 	case ES_K_ELF_FOREIGN:
 	case ES_K_ELF_UNKNOWN:
+	case ES_K_ELF_MORE:
 		t->unfollow = 1;
 		t->unfollow_why = "ELF program the shim cannot load into";
 		break;
@@ -348,7 +456,15 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 	 * -c 'bash -c ...'` must not hand its key to the inner shell.
 	 */
 	if (t->shell)
-		t->agent = 0;
+		t->agent = t->agent_file = t->handed = 0;
+	/*
+	 * Outside contain mode nothing would follow what a static program
+	 * starts: it is a tool like any other static program (Qwen Code's
+	 * vendored rg), sandboxed.  `envshim --` picks contain mode for an
+	 * agent whose platform package holds one (Codex).
+	 */
+	if (t->unfollow && !s->contain)
+		t->agent = t->handed = 0;
 }
 
 /*
@@ -463,6 +579,12 @@ es_decide(const struct es_shim *s, const struct es_target *t, const char **why)
 	*why = NULL;
 	if (s->inside)
 		return ES_A_RUN;	/* the sandbox already confines everything */
+	/*
+	 * The agent handing itself over to a static program (Codex's musl
+	 * binary) in contain mode: /etc/ld.so.preload follows what it starts.
+	 */
+	if (t->unfollow && t->agent && s->contain)
+		return ES_A_RUN;
 	if (t->unfollow) {
 		switch (p->unfollowable) {
 		case ES_UNFOLLOW_ALLOW:
@@ -479,6 +601,13 @@ es_decide(const struct es_shim *s, const struct es_target *t, const char **why)
 		}
 	}
 	if (t->shell && p->sandbox != ES_SANDBOX_OFF)
+		return ES_A_SANDBOX;
+	/*
+	 * sandbox all: every program the agent starts but the agent itself,
+	 * for agents whose shell tool interprets commands in-process (crush)
+	 * and execs only the programs named.
+	 */
+	if (p->sandbox == ES_SANDBOX_ALL && !t->agent)
 		return ES_A_SANDBOX;
 	return ES_A_RUN;
 }
@@ -498,6 +627,100 @@ es_helper(const struct es_shim *s)
 	if (access(installed, X_OK) == 0)
 		return installed;
 	return NULL;
+}
+
+/* ---- program rules: the agent's own launches of programs the user named ---- */
+
+/* Is the file real (resolved) in the workspace, which sandboxed shells write? */
+static int
+in_workspace(const struct es_shim *s, const char *real)
+{
+	const char *ws = s->e_ws;
+	size_t n;
+
+	if (strncmp(ws, "ENVSHIM_WORKSPACE=", 18) != 0)
+		return 0;
+	ws += 18;
+	n = strlen(ws);
+	if (n == 0 || (n == 1 && ws[0] == '/'))
+		return 0;
+	return strncmp(real, ws, n) == 0 && real[n] == '/';
+}
+
+/*
+ * Only the agent's own launches are matched: a tool, a shell and anything
+ * in the sandbox never are, so a command the model types gets nothing
+ * however it names the program.  Nor is a file in the workspace, which
+ * the model's shells can write (a "github-mcp-server" of its own, named
+ * in a project's MCP configuration).  The file is resolved through an
+ * O_PATH descriptor (readlink of /proc/self/fd/N: AS-safe, unlike
+ * realpath); one that cannot be resolved is not matched.
+ */
+int
+es_program_for(const struct es_shim *s, const struct es_target *t,
+    const char *path, char *const *argv)
+{
+	char proc[32], real[ES_PATH_MAX];
+	ssize_t r = -1;
+	int fd, m;
+
+	if (!s->is_agent || s->inside || s->program != 0 ||
+	    s->pol.nprograms == 0 || !t->found || t->agent || t->shell)
+		return 0;
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd >= 0) {
+		r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
+		close(fd);
+	}
+	if (r <= 0)
+		return 0;
+	real[r] = '\0';
+	if (in_workspace(s, real))
+		return 0;
+	m = es_program_match(&s->pol, path, real, argv);
+	return m + 1;
+}
+
+/*
+ * In a marked subtree, does a launch of path keep the rule's names?  Not
+ * when the file is in the workspace: the model's shells wrote it, and a
+ * program that reads the workspace (npm's project .npmrc names a
+ * script-shell) could have been pointed at it.
+ */
+static int
+subtree_keeps(const struct es_shim *s, const char *path)
+{
+	char proc[32], real[ES_PATH_MAX];
+	ssize_t r = -1;
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	if (fd >= 0) {
+		r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
+		close(fd);
+	}
+	if (r <= 0)
+		return 1;	/* nothing there: the exec fails anyway */
+	real[r] = '\0';
+	return !in_workspace(s, real);
+}
+
+/* "ENVSHIM_PROGRAM=I:FILE:LINE" for program rule i, into pl->mark. */
+static const char *
+program_mark(const struct es_shim *s, struct es_plan *pl, int i)
+{
+	const struct es_program *pr = &s->pol.programs[i];
+	char d[24];
+
+	pl->mark[0] = '\0';
+	es_cat(pl->mark, sizeof(pl->mark), "ENVSHIM_PROGRAM=");
+	es_cat(pl->mark, sizeof(pl->mark), decimal(d, (unsigned long long)i));
+	es_cat(pl->mark, sizeof(pl->mark), ":");
+	if (es_cat(pl->mark, sizeof(pl->mark), pr->layer < s->pol.nlayers ?
+	    s->pol.layer_name[pr->layer] : "?") != 0)
+		es_cat(pl->mark, sizeof(pl->mark), "(long name)");
+	es_cat(pl->mark, sizeof(pl->mark), ":");
+	es_cat(pl->mark, sizeof(pl->mark), decimal(d, pr->line));
+	return pl->mark;
 }
 
 /* ---- the plan: filtered env and argv in one arena ---- */
@@ -542,16 +765,28 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 {
 	const struct es_policy *p = &s->pol;
 	size_t argc = 0, bytes = 0, i, outcap, need, scratch, nf = 0;
-	const char *helper = NULL, *forced[ES_NFORCED + 2];
+	const char *helper = NULL, *forced[ES_NFORCED + 3];
 	char *base;
 	long k;
+	unsigned int flags = pl->agent ? ES_F_AGENT : 0;
+	int prog = pl->program;
+	/* The agent's launches are told they are the agent; no other is. */
+	const char *agent_var = pl->agent_var != NULL ? pl->agent_var :
+	    pl->agent && s->e_agent_self[0] != '\0' ? s->e_agent_self : NULL;
 
 	/* The shim's own variables, the agent's identity moved if it moved. */
 	for (i = 0; s->forced[i] != NULL; i++)
-		if (pl->agent_var == NULL || s->forced[i] != s->e_agent)
+		if (agent_var == NULL || s->forced[i] != s->e_agent)
 			forced[nf++] = s->forced[i];
-	if (pl->agent_var != NULL)
-		forced[nf++] = pl->agent_var;
+	if (agent_var != NULL)
+		forced[nf++] = agent_var;
+	/* A launch the agent makes of a program rule's program is marked. */
+	if (pl->program != 0)
+		forced[nf++] = program_mark(s, pl, pl->program - 1);
+	else if (s->program != 0 && subtree_keeps(s, pl->target))
+		prog = s->program;
+	if (prog != 0)
+		flags |= ES_F_PROGRAM(prog - 1);
 	forced[nf] = NULL;
 	pl->map = NULL;
 	pl->n = 0;
@@ -565,7 +800,7 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	pl->n = i;
 	while (argv != NULL && argv[argc] != NULL)
 		argc++;
-	outcap = pl->n + ES_NFORCED + p->nsets + 1;
+	outcap = pl->n + nf + p->nsets + 1;
 	scratch = es_filter_scratch(pl->n, bytes);
 	need = align8(outcap * sizeof(char *)) +
 	    align8(pl->n * sizeof(struct es_verdict)) +
@@ -590,9 +825,11 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	base += align8((argc + 8) * sizeof(char *));
 	pl->logbuf = base;
 	base += ES_LOG_LINE;
-	k = es_filter(p, &s->snap, (pl->agent ? ES_F_AGENT : 0) |
-	    (s->inside ? ES_F_INSIDE : 0) |
-	    (pl->action == ES_A_SANDBOX ? ES_F_SANDBOX : 0), pl->in, pl->n,
+	if (s->inside)
+		flags |= ES_F_INSIDE;
+	if (pl->action == ES_A_SANDBOX)
+		flags |= ES_F_SANDBOX;
+	k = es_filter(p, &s->snap, flags, pl->in, pl->n,
 	    forced, pl->envp, outcap, pl->v, base, scratch);
 	if (k < 0) {
 		pl->why = "environment could not be filtered";
@@ -684,12 +921,18 @@ es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, char *c
 	a.sandbox = s->sandbox_pid;
 	a.session = session_name(s);
 	a.agent = pl->agent;
+	a.handover = pl->agent ? pl->handover : NULL;
 	a.audit_mode = audit;
 	a.envp = pl->in;
 	a.n = pl->n;
 	a.v = pl->v;
 	a.p = &s->pol;
 	a.quiet = s->quiet;
+	a.program = pl->program != 0 ? pl->program : s->program;
+	a.program_rule = pl->program != 0 ? NULL : s->program_rule;
+	/* What a shell lost was never meant for it: no hint names a shell. */
+	if (s->is_agent && !s->inside && !es_is_shell(&s->pol, pl->path))
+		a.own = environ;
 	len = es_audit_format(&a, pl->logbuf, ES_LOG_LINE);
 	if (len > 0)
 		audit_write(s, pl->logbuf, (size_t)len);

@@ -9,6 +9,7 @@
  */
 #include <sys/stat.h>
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,150 @@
 #include <unistd.h>
 
 #include "es_load.h"
+#include "es_pkg.h"
 #include "es_root.h"
 #include "es_session.h"
+
+/* Is one of a and b (clean absolute paths) the other or under it? */
+static int
+overlaps(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), n = la < lb ? la : lb;
+
+	if (strncmp(a, b, n) != 0)
+		return 0;
+	return la == lb || (la < lb ? b[la] == '/' || la == 1 : a[lb] == '/' || lb == 1);
+}
+
+/* The component of path that ends at end: where it starts, its length. */
+static const char *
+last(const char *path, size_t end, size_t *len)
+{
+	size_t i = end;
+
+	while (i > 0 && path[i - 1] != '/')
+		i--;
+	*len = end - i;
+	return path + i;
+}
+
+/*
+ * An npm package directory: node_modules/NAME or node_modules/@SCOPE/NAME
+ * (npm, pnpm's store, bun, npx's cache all lay packages out so).  A
+ * package.json anywhere else (a home directory, a checkout) is not an
+ * install and makes nothing the agent.
+ */
+static int
+npm_package(const char *dir)
+{
+	size_t end = strlen(dir), n;
+	const char *b;
+
+	last(dir, end, &n);		/* NAME */
+	if (n == 0 || n + 1 > end)
+		return 0;
+	end -= n + 1;
+	b = last(dir, end, &n);
+	if (n > 1 && b[0] == '@') {	/* @SCOPE */
+		if (n + 1 > end)
+			return 0;
+		end -= n + 1;
+		b = last(dir, end, &n);
+	}
+	return n == 12 && memcmp(b, "node_modules", 12) == 0;
+}
+
+/* Adds the real path of dir to roots unless it is there, in ws, or holds it. */
+static int
+add_root(char roots[][ES_PATH_MAX], int k, const char *dir, const char *ws)
+{
+	char real[PATH_MAX];
+	int i;
+
+	if (k == ES_TREE_MAX || realpath(dir, real) == NULL ||
+	    strlen(real) >= ES_PATH_MAX || strchr(real, ':') != NULL ||
+	    (ws != NULL && ws[0] == '/' && overlaps(real, ws)))
+		return k;
+	for (i = 0; i < k; i++)
+		if (overlaps(roots[i], real))
+			return k;
+	memcpy(roots[k], real, strlen(real) + 1);
+	return k + 1;
+}
+
+/* The platform packages pkg's package.json names, found as node finds them. */
+static int
+add_optional(char roots[][ES_PATH_MAX], int k, const char *pkg, const char *ws)
+{
+	char path[PATH_MAX], names[ES_TREE_MAX * 216], *json, *slash;
+	const char *nm;
+	struct stat sb;
+	ssize_t r;
+	size_t got = 0;
+	int fd, n, i;
+
+	if (snprintf(path, sizeof(path), "%s/package.json", pkg) >= (int)sizeof(path) ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
+		return k;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0 ||
+	    sb.st_size > ES_PKG_JSON_MAX ||
+	    (json = malloc((size_t)sb.st_size)) == NULL) {
+		close(fd);
+		return k;
+	}
+	while (got < (size_t)sb.st_size &&
+	    (r = read(fd, json + got, (size_t)sb.st_size - got)) > 0)
+		got += (size_t)r;
+	close(fd);
+	n = es_pkg_optional(json, got, names, sizeof(names), ES_TREE_MAX);
+	free(json);
+	for (i = 0, nm = names; i < n; i++, nm += strlen(nm) + 1) {
+		memcpy(path, pkg, strlen(pkg) + 1);
+		for (;;) {
+			char cand[PATH_MAX];
+
+			if (snprintf(cand, sizeof(cand), "%s/node_modules/%s",
+			    path[1] != '\0' ? path : "", nm) < (int)sizeof(cand) &&
+			    stat(cand, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+				k = add_root(roots, k, cand, ws);
+				break;
+			}
+			if ((slash = strrchr(path, '/')) == NULL || path[1] == '\0')
+				break;
+			slash[slash == path ? 1 : 0] = '\0';
+		}
+	}
+	return k;
+}
+
+/*
+ * The launch root's one look at the agent's install: the nearest
+ * package.json above its file, then that package's platform packages.
+ */
+int
+es_agent_install(const char *file, const char *ws, char roots[][ES_PATH_MAX])
+{
+	char real[PATH_MAX], probe[PATH_MAX + 16], *slash;
+	struct stat sb;
+	int up, k = 0;
+
+	if (realpath(file, real) == NULL)
+		return 0;
+	for (up = 0; up < ES_TREE_UP; up++) {
+		if ((slash = strrchr(real, '/')) == NULL || slash == real)
+			return 0;
+		*slash = '\0';
+		snprintf(probe, sizeof(probe), "%s/package.json", real);
+		if (stat(probe, &sb) == 0 && S_ISREG(sb.st_mode))
+			break;
+	}
+	if (up == ES_TREE_UP || !npm_package(real))
+		return 0;
+	k = add_root(roots, 0, real, ws);
+	if (k == 0)
+		return 0;	/* in the workspace: nothing of it is the agent */
+	return add_optional(roots, k, roots[0], ws);
+}
 
 void
 es_broken(struct es_shim *s, const char *a, const char *b)
@@ -33,7 +176,8 @@ void
 es_text_init(struct es_shim *s)
 {
 	char **p[] = { &s->helper, &s->log_path, &s->e_preload, &s->e_agent,
-	    &s->e_ns, &s->e_ws, &s->e_launch, &s->e_config, &s->e_session };
+	    &s->e_agent_self, &s->e_tree, &s->e_ns, &s->e_ws, &s->e_launch,
+	    &s->e_config, &s->e_program, &s->e_session };
 	size_t i;
 
 	if (s->text_used == 0) {
@@ -125,6 +269,59 @@ settle_log(struct es_shim *s)
 	return add_layer(s, "launch log", line);
 }
 
+/* A child's view of ENVSHIM_AGENT_TREE: pointers into the state's own copy. */
+int
+es_tree_parse(struct es_shim *s, const char *value)
+{
+	const char *p = value, *c;
+
+	s->ntree = 0;
+	while (p != NULL && *p == '/' && s->ntree < ES_TREE_MAX) {
+		c = strchr(p, ':');
+		s->tree[s->ntree] = p;
+		s->tree_len[s->ntree] = c != NULL ? (size_t)(c - p) : strlen(p);
+		s->ntree++;
+		p = c != NULL ? c + 1 : NULL;
+	}
+	return p == NULL || *p == '\0' ? 0 : -1;
+}
+
+/*
+ * The agent's install (es_agent_install) from the file the agent is: its
+ * script for an interpreter, else its executable.  Handed down as
+ * ENVSHIM_AGENT_TREE, the directories joined by ':'.
+ */
+static void
+root_install(struct es_shim *s, const char *exe, char *const *argv,
+    const char *ws)
+{
+	char (*roots)[ES_PATH_MAX], real[PATH_MAX], *t;
+	const char *file = exe;
+	size_t room, used;
+	int n, i;
+
+	if (realpath(exe, real) != NULL && s->agent_script > 1 &&
+	    (file = es_agent_script_arg(real, argv)) == NULL)
+		return;
+	if ((roots = malloc(ES_TREE_MAX * sizeof(*roots))) == NULL)
+		return;
+	n = es_agent_install(file, ws, roots);
+	t = es_text_room(s, ES_CAP_TREE, &room);
+	used = strlen("ENVSHIM_AGENT_TREE=");
+	if (n > 0 && room > used) {
+		memcpy(t, "ENVSHIM_AGENT_TREE=", used + 1);
+		for (i = 0; i < n; i++)
+			if ((i > 0 && es_cat(t, room, ":") != 0) ||
+			    es_cat(t, room, roots[i]) != 0)
+				break;
+		if (i == n) {
+			s->e_tree = es_text_keep(s, strlen(t));
+			es_tree_parse(s, s->e_tree + used);
+		}
+	}
+	free(roots);
+}
+
 /*
  * One session for the run, when shells go to the sandbox: its tmp/ is
  * the agent's temp directory under every name agents read, so what the
@@ -197,13 +394,20 @@ es_root_init(struct es_shim *s, const char *policyfile, const char *mode,
 		s->agent_dev = sb.st_dev;
 		s->agent_ino = sb.st_ino;
 		s->agent_script = es_agent_script(real, argv);
-		es_agent_var(var, sb.st_dev, sb.st_ino, s->agent_script);
+		es_agent_var(var, sb.st_dev, sb.st_ino, s->agent_script, 0);
 		if ((t = es_text_put(s, ES_CAP_AGENT, NULL, var)) != NULL)
 			s->e_agent = t;
+		es_agent_var(var, sb.st_dev, sb.st_ino, s->agent_script, 1);
+		if ((t = es_text_put(s, ES_CAP_AGENT, NULL, var)) != NULL)
+			s->e_agent_self = t;
 	}
 	if (getcwd(cwd, sizeof(cwd)) != NULL &&
 	    (t = es_text_put(s, ES_CAP_WS, "ENVSHIM_WORKSPACE", cwd)) != NULL)
 		s->e_ws = t;
+	else
+		cwd[0] = '\0';
+	if (s->have_agent)
+		root_install(s, exe, argv, cwd);
 	t = es_text_room(s, ES_CAP_LAUNCH, &room);
 	if (room < 16)
 		len = -1;

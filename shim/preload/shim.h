@@ -19,12 +19,15 @@ struct es_target {
 	int		 err;		/* else: why not (errno) */
 	int		 shell;
 	int		 unfollow;	/* static, setuid/setgid, caps, foreign */
-	int		 agent;		/* the agent's own executable */
+	int		 agent;		/* the agent launches the agent: keeps its secrets */
+	int		 agent_file;	/* the file is the agent's, whoever launches it */
+	int		 handed;	/* ... another file than the root's: handed_to */
 	int		 other;		/* neither ELF nor "#!": ENOEXEC */
 	const char	*unfollow_why;
 	dev_t		 dev;		/* the file, as the agent's identity */
 	ino_t		 ino;
 	unsigned long long script;	/* es_agent_script */
+	char		 handed_to[ES_PATH_MAX];	/* the install's file: real path */
 };
 
 /* One launch: the filtered environment and argv, in one arena. */
@@ -41,10 +44,15 @@ struct es_plan {
 	char			*logbuf;
 	int			 action, agent;
 	const char		*agent_var;	/* replaces ENVSHIM_AGENT, or NULL */
+	int			 program;	/* 1 + the program rule this launch */
+						/* matched (es_program_for), or 0 */
+	const char		*handover;	/* the agent handed to this file, or NULL */
 	const char		*why;
 	void			*map;
 	size_t			 maplen;
 	char			 stack[ES_STACK_ARENA];
+	char			 mark[ES_CAP_PROGRAM];	/* when program: the */
+						/* ENVSHIM_PROGRAM entry it gets */
 };
 
 /* ---- ctor.c: runs once, before any hook; may allocate and read files ---- */
@@ -65,6 +73,13 @@ int	 es_decide(const struct es_shim *, const struct es_target *, const char **wh
 /* The sandbox helper to run now, or NULL when none is installed. */
 const char *es_helper(const struct es_shim *);
 const char *es_precheck(const struct es_shim *, char *const *argv);
+/*
+ * 1 + the program rule a launch by the agent itself of path (judged t)
+ * matches, or 0.  Only the agent, outside the sandbox, matches; never a
+ * shell, nor the agent's own executable.
+ */
+int	 es_program_for(const struct es_shim *, const struct es_target *,
+	    const char *path, char *const *argv);
 /* Clears all but the stack arena, which es_plan_make carves before use. */
 void	 es_plan_init(struct es_plan *, const char *hook, const char *path,
 	    const char *target, char *const *in);

@@ -407,6 +407,75 @@ home_layer(const struct es_sbx_plan *pl)
 	    pl->s_ovl);
 }
 
+/*
+ * home private: an empty tmpfs over the home before the binds (the paths
+ * bound back, the workspace, the log), read-only once they are in.
+ */
+static void
+home_private(const struct es_sbx_plan *pl, int seal)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nmnt; i++)
+		if (pl->mnt[i].kind == ES_MK_HOME)
+			break;
+	if (i == pl->nmnt)
+		return;
+	if (!seal && mount("tmpfs", pl->mnt[i].path, "tmpfs", MS_NOSUID |
+	    MS_NODEV, "mode=0755") == -1)
+		es_sbx_fail(pl, ES_S_HOME, (int)i);
+	if (seal && remount(pl->mnt[i].path, 1) == -1)
+		es_sbx_fail(pl, ES_S_HOME, (int)i);
+}
+
+/*
+ * The hidden paths, a step of its own after the view of the home is
+ * built: each becomes a bind of one empty file or one empty directory of
+ * a small read-only tmpfs, so a tool reads nothing where it expects a
+ * file (not EACCES, which yarn 1 dies of), writes get EROFS, and stat
+ * shows no size and no names of what was there.  The tmpfs sits on
+ * /dev/shm only while the binds are made; the binds hold it after the
+ * detach.
+ */
+static void
+hide_paths(const struct es_sbx_plan *pl)
+{
+	const struct es_sbx_mnt *m;
+	size_t i;
+	int f;
+
+	for (i = 0; i < pl->nmnt; i++)
+		if (pl->mnt[i].kind == ES_MK_HIDE_DIR ||
+		    pl->mnt[i].kind == ES_MK_HIDE_FILE)
+			break;
+	if (i == pl->nmnt)
+		return;
+	/*
+	 * The scratch tmpfs goes on /dev/shm, where nothing to hide lives:
+	 * on /tmp it would cover, while the binds are made, a home or
+	 * workspace a session binds back under /tmp, and its hidden paths
+	 * would be missed (ENOENT) and shown after the detach.
+	 */
+	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV |
+	    MS_NOEXEC, "mode=0755,size=4k,nr_inodes=4") == -1 ||
+	    (f = openat(AT_FDCWD, "/dev/shm/f", O_CREAT | O_EXCL | O_WRONLY |
+	    O_CLOEXEC, 0600)) == -1 || close(f) == -1 ||
+	    mkdir("/dev/shm/d", 0700) == -1 || remount("/dev/shm", 1) == -1)
+		es_sbx_fail(pl, ES_S_HIDE, -1);
+	for (; i < pl->nmnt; i++) {
+		m = &pl->mnt[i];
+		if (m->kind != ES_MK_HIDE_DIR && m->kind != ES_MK_HIDE_FILE)
+			continue;
+		/* ENOENT: under the private /tmp or /dev, or a hidden dir */
+		if (mount(m->kind == ES_MK_HIDE_DIR ? "/dev/shm/d" :
+		    "/dev/shm/f", m->path, NULL, MS_BIND, NULL) == -1 &&
+		    errno != ENOENT)
+			es_sbx_fail(pl, ES_S_HIDE, (int)i);
+	}
+	if (umount2("/dev/shm", MNT_DETACH) == -1)
+		es_sbx_fail(pl, ES_S_HIDE, -1);
+}
+
 /* Builds the view: read-only root, writable workspace, private temp, ... */
 void
 es_sbx_mounts(const struct es_sbx_plan *pl)
@@ -422,15 +491,16 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 	 * namespace already turns shared mounts into slaves.
 	 */
 	/*
-	 * Hold the writable paths: the private /tmp may cover them.  The
-	 * real ones, before the home's layer covers those below it; the home
-	 * kept under /tmp, after: it is the layered view that goes back.
+	 * Hold the writable paths: the private /tmp or home may cover them.
+	 * The real ones, before the home's layer covers those below it; the
+	 * home kept under /tmp, after: it is the layered view that goes back.
 	 * The layer is mounted while its upper directory is still writable.
 	 */
 	for (i = 0; i < pl->nmnt; i++) {
 		src[i] = -1;
 		if ((pl->mnt[i].kind == ES_MK_RW ||
-		    pl->mnt[i].kind == ES_MK_KEEP) && !home_kept(pl, i) &&
+		    pl->mnt[i].kind == ES_MK_KEEP ||
+		    pl->mnt[i].kind == ES_MK_BACK) && !home_kept(pl, i) &&
 		    (src[i] = openat(AT_FDCWD, pl->mnt[i].path,
 		    O_PATH | O_CLOEXEC)) == -1)
 			es_sbx_fail(pl, ES_S_BIND, (int)i);
@@ -444,6 +514,7 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 		if (home_kept(pl, i) && (src[i] = openat(AT_FDCWD,
 		    pl->mnt[i].path, O_PATH | O_CLOEXEC)) == -1)
 			es_sbx_fail(pl, ES_S_BIND, (int)i);
+	home_private(pl, 0);
 	if (pl->s_tmp != NULL &&
 	    ((tfd = openat(AT_FDCWD, pl->s_tmp, O_PATH | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC)) == -1 ||
@@ -464,7 +535,8 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 	}
 	for (i = 0; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
-		if (m->kind != ES_MK_RW && m->kind != ES_MK_KEEP)
+		if (m->kind != ES_MK_RW && m->kind != ES_MK_KEEP &&
+		    m->kind != ES_MK_BACK)
 			continue;
 		if (fstat(src[i], &st) == -1 ||
 		    make_target(m->path, S_ISDIR(st.st_mode)) == -1 ||
@@ -472,23 +544,14 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 		    MS_BIND | MS_REC, NULL) == -1)
 			es_sbx_fail(pl, ES_S_BIND, (int)i);
 		close(src[i]);
-		/* ES_MK_KEEP stays as read-only as the root it came from. */
+		/* KEEP and BACK stay as read-only as the root they came from. */
 		if (m->kind == ES_MK_RW && !m->host_ro &&
 		    remount(m->path, 0) == -1)
 			es_sbx_fail(pl, ES_S_WRITABLE, (int)i);
 	}
+	home_private(pl, 1);
 	setup_dev(pl);
-	for (i = 0; i < pl->nmnt; i++) {
-		m = &pl->mnt[i];
-		/* ENOENT: under the private /tmp or /dev, hidden already */
-		if (m->kind == ES_MK_HIDE_DIR && mount("tmpfs", m->path,
-		    "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		    "mode=0700,size=4k,nr_inodes=1") == -1 && errno != ENOENT)
-			es_sbx_fail(pl, ES_S_HIDE, (int)i);
-		if (m->kind == ES_MK_HIDE_FILE && mount("/dev/null", m->path,
-		    NULL, MS_BIND, NULL) == -1 && errno != ENOENT)
-			es_sbx_fail(pl, ES_S_HIDE, (int)i);
-	}
+	hide_paths(pl);
 	for (i = 0; i < pl->nmnt; i++)
 		if (pl->mnt[i].kind == ES_MK_RO)
 			protect_ro(pl, (int)i);

@@ -11,11 +11,13 @@
 
 #include <errno.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "es_hide.h"
 #include "es_load.h"
 #include "sbx.h"
 
@@ -249,13 +251,12 @@ add_hide(struct es_sbx_plan *pl, char *path, int own)
 		free(path);
 }
 
-/* Credentials and daemon sockets no sandboxed shell should reach. */
-static const char *const default_hide[] = {
-	"~/.ssh", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube",
-	"~/.docker", "~/.gnupg", "~/.netrc", "~/.npmrc", "~/.pypirc",
-	"~/.git-credentials", "~/.config/gh",
-	"/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock",
-	"/var/run/podman/podman.sock"
+/* What the hide step is given: the plan, and what stays readable. */
+struct hide_ctx {
+	struct es_sbx_plan	*pl;
+	uint64_t		 seen[2 * ES_HIDE_MOUNTS];	/* hashes, 0 = free */
+	const char		*home;
+	int			 builtin;	/* KEEP applies to builtin entries only */
 };
 /*
  * What an agent's own shell machinery writes and the agent reads back,
@@ -269,8 +270,162 @@ static const struct {
 	{ "~/.claude/shell-snapshots", "Claude Code: the shell snapshot its "
 	    "first shell writes and every later one sources" },
 };
+
+/*
+ * Is path new?  Two entries may name one file ($CLAUDE_CONFIG_DIR set to
+ * ~/.claude): it is hidden once.  A full table counts as new: a second
+ * bind over the same file is harmless.
+ */
+static int
+first_time(struct hide_ctx *h, const char *path)
+{
+	const size_t cap = sizeof(h->seen) / sizeof(h->seen[0]);
+	uint64_t v = es_hash(path, strlen(path)) | 1;
+	size_t i, k;
+
+	for (i = v % cap, k = 0; k < cap; i = (i + 1) % cap, k++) {
+		if (h->seen[i] == v)
+			return 0;
+		if (h->seen[i] == 0) {
+			h->seen[i] = v;
+			return 1;
+		}
+	}
+	return 1;
+}
+
+/*
+ * One path to hide, found by expansion.  Never the workspace or what holds
+ * it: the one writable tree stays.  A directory gets an empty directory,
+ * anything else an empty file (mount.c).
+ */
+static void
+hide_found(void *arg, const char *path, int isdir)
+{
+	struct hide_ctx *h = arg;
+	char *p;
+
+	if (h->builtin && es_hide_kept(path, h->home))
+		return;
+	if (covers(path, h->pl->ws) || !first_time(h, path))
+		return;
+	if (h->pl->nmnt == ES_SBX_NMNT)
+		es_sbx_refuse("too many sandbox paths (at most %d)",
+		    ES_SBX_NMNT);
+	/* new by its hash: add_mnt's compare with every mount is not needed */
+	p = xstrdup(path);
+	h->pl->mnt[h->pl->nmnt].kind = isdir ? ES_MK_HIDE_DIR :
+	    ES_MK_HIDE_FILE;
+	h->pl->mnt[h->pl->nmnt++].path = p;
+}
+
+/* Does the policy reveal builtin entry e? */
+static int
+revealed(const struct es_policy *p, const struct es_hide_entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < p->nreveal; i++)
+		if (strcmp(p->reveal[i].s, e->path) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The builtin hide list and the policy's hide lines, expanded against the
+ * home as it is now: each sandbox start looks again, so a credential file
+ * created, or renamed into place, after the agent started is hidden too.
+ */
+static void
+plan_hide(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
+{
+	static struct hide_ctx h;	/* 8 KiB of hashes: not on the stack */
+	struct es_hide_dirs dirs;
+	size_t i;
+	char *e;
+
+	memset(&dirs, 0, sizeof(dirs));
+	memset(&h, 0, sizeof(h));
+	h.pl = pl;
+	h.home = home;
+	h.builtin = 1;
+	for (i = 0; i < es_hide_n; i++) {
+		if ((es_hide_list[i].flags & ES_HIDE_KEEP) ||
+		    revealed(p, &es_hide_list[i]))
+			continue;
+		if (es_hide_expand(&dirs, es_hide_list[i].path, home,
+		    hide_found, &h) == -1)
+			es_sbx_refuse("hide %s: %s", es_hide_list[i].path,
+			    strerror(errno));
+	}
+	h.builtin = 0;
+	for (i = 0; i < p->nhide; i++) {
+		if ((e = expand(p->hide[i].s, home, pl->ws)) == NULL)
+			continue;
+		if (es_hide_expand(&dirs, e, home, hide_found, &h) == -1)
+			es_sbx_refuse("hide %s: %s", p->hide[i].s,
+			    strerror(errno));
+		free(e);
+	}
+	es_hide_dirs_free(&dirs);
+}
+
 /* What git runs later, outside: hooks, and config (core.hooksPath, ...). */
 static const char *const default_ro[] = { ".git/hooks", ".git/config" };
+
+/* A path bound back into a private home, if it exists (a link: its target). */
+static void
+add_back(struct es_sbx_plan *pl, const char *path, const char *home)
+{
+	char buf[ES_PATH_MAX], *rp;
+	struct stat st;
+	int n;
+
+	if (path == NULL)
+		return;
+	n = snprintf(buf, sizeof(buf), "%s", path);
+	if (path[0] == '~')
+		n = snprintf(buf, sizeof(buf), "%s%s", home, path + 1);
+	/* stat, not lstat: a dangling link has nothing to bind */
+	if (n < 0 || (size_t)n >= sizeof(buf) || stat(buf, &st) == -1)
+		return;
+	rp = xstrdup(buf);
+	if (!add_mnt(pl, ES_MK_BACK, rp))
+		free(rp);
+}
+
+/*
+ * home private: an empty home with the paths builds need bound back
+ * (es_home_keep), and the shim and its helper when they live there, or
+ * the shells' children would start without it.  Planned before the
+ * writable binds, which go on top (a workspace in ~/go).
+ */
+static void
+plan_home_private(struct es_sbx_plan *pl, const struct es_policy *p,
+    const char *home)
+{
+	const char *x = getenv("LD_PRELOAD");
+	char *rh, buf[ES_PATH_MAX];
+	size_t i;
+
+	if (!p->home_private || home == NULL ||
+	    (rh = realpath(home, NULL)) == NULL)
+		return;
+	if (strcmp(rh, "/") == 0 || covers(rh, "/usr") || covers(rh, "/etc"))
+		es_sbx_refuse("home private: the home %s holds the system", rh);
+	add_mnt(pl, ES_MK_HOME, rh);
+	for (i = 0; i < es_home_nkeep; i++)
+		add_back(pl, es_home_keep[i], home);
+	if (x != NULL && strpbrk(x, " :") == NULL && x[0] == '/' &&
+	    covers(rh, x)) {
+		add_back(pl, x, home);
+		if (snprintf(buf, sizeof(buf), "%.*s/envshim-sandbox",
+		    (int)(strrchr(x, '/') - x), x) < (int)sizeof(buf))
+			add_back(pl, buf, home);
+	}
+	if (pl->path != NULL && pl->path[0] == '/' && covers(rh, pl->path))
+		add_back(pl, pl->path, home);
+}
 
 /* The audit log: created here if missing, so init can bind it writable. */
 char *
@@ -298,6 +453,7 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	size_t i;
 
 	keep_file(pl, home);	/* first: what is bound below it goes on top */
+	plan_home_private(pl, p, home);
 	add_rw(pl, pl->ws);
 	for (i = 0; i < p->nrw; i++) {
 		char *e = expand(p->rw[i].s, home, pl->ws);
@@ -314,10 +470,7 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	if (log != NULL)
 		add_rw(pl, log);
 	keep_shim(pl);
-	for (i = 0; i < sizeof(default_hide) / sizeof(default_hide[0]); i++)
-		add_hide(pl, expand(default_hide[i], home, pl->ws), 1);
-	for (i = 0; i < p->nhide; i++)
-		add_hide(pl, expand(p->hide[i].s, home, pl->ws), 1);
+	plan_hide(pl, p, home);
 	if ((x = getenv("XDG_RUNTIME_DIR")) != NULL)
 		add_hide(pl, (char *)x, 0);
 	snprintf(buf, sizeof(buf), "/run/user/%lu", (unsigned long)pl->uid);

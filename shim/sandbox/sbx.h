@@ -23,7 +23,7 @@ typedef int (*es_execve_fn)(const char *, char *const[], char *const[]);
 enum es_sbx_step {
 	ES_S_MAP_UID, ES_S_SETGROUPS, ES_S_MAP_GID, ES_S_ROOT_RO, ES_S_BIND,
 	ES_S_WRITABLE, ES_S_TMP, ES_S_DEV, ES_S_DEVNODE, ES_S_PTS, ES_S_SHM,
-	ES_S_HIDE, ES_S_RO_OPEN, ES_S_RO_LINK, ES_S_RO_PIN, ES_S_RO,
+	ES_S_HIDE, ES_S_HOME, ES_S_RO_OPEN, ES_S_RO_LINK, ES_S_RO_PIN, ES_S_RO,
 	ES_S_PROC, ES_S_CHDIR, ES_S_NSID, ES_S_CAPS, ES_S_SETSID,
 	ES_S_KEYRING, ES_S_LANDLOCK, ES_S_PDEATHSIG, ES_S_PARENT, ES_S_FORK,
 	ES_S_EXEC
@@ -41,7 +41,9 @@ struct es_sbx_msg {
 
 /* One mount init makes; the outer decided its kind. */
 enum es_sbx_mnt_kind {
-	ES_MK_RW, ES_MK_HIDE_DIR, ES_MK_HIDE_FILE, ES_MK_RO, ES_MK_KEEP
+	ES_MK_RW, ES_MK_HIDE_DIR, ES_MK_HIDE_FILE, ES_MK_RO, ES_MK_KEEP,
+	ES_MK_HOME,	/* home private: an empty tmpfs over the home */
+	ES_MK_BACK	/* home private: a path bound back into it, read-only */
 };
 struct es_sbx_mnt {
 	int		 kind;
@@ -50,7 +52,7 @@ struct es_sbx_mnt {
 	const char	*path;		/* absolute; RO: in the workspace */
 };
 
-#define ES_SBX_NMNT	(3 * ES_MAX_PATHS + 32)
+#define ES_SBX_NMNT	(3 * ES_MAX_PATHS + ES_HIDE_MOUNTS + 96)
 
 /* Everything init and the command need, prepared by the outer. */
 struct es_sbx_plan {

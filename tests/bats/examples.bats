@@ -72,11 +72,11 @@ setup() {
 	[ "$status" -eq 0 ]
 	run bash -c "shopt -s expand_aliases; . '$ROOT/examples/aliases.sh'; alias"
 	[ "$status" -eq 0 ]
-	for a in claude gemini codex aider opencode; do
+	for a in claude gemini codex aider opencode qwen copilot; do
 		grep -q "^alias $a=" <<<"$output" || { echo "no alias $a"; return 1; }
 	done
 	grep -qx "alias claude='envshim -- claude'" <<<"$output"
-	grep -qx "alias codex='envshim --contain -- codex'" <<<"$output"
+	grep -qx "alias codex='envshim -- codex'" <<<"$output"
 }
 
 @test "the AppArmor profile allows userns for the installed helper path" {

@@ -51,12 +51,14 @@ if QUICK:
     AGENT_N, AGENT_ROUNDS = 100, 5
     SBX_N, SBX_ROUNDS = 10, 7
     CONTAIN_N, CONTAIN_ROUNDS = 10, 5
+    ALL_N, ALL_ROUNDS = 10, 5
     RSS_ROUNDS = 5
 else:
     SPAWN_N, SPAWN_ROUNDS = 300, 31
     AGENT_N, AGENT_ROUNDS = 500, 15
     SBX_N, SBX_ROUNDS = 30, 21
     CONTAIN_N, CONTAIN_ROUNDS = 30, 15
+    ALL_N, ALL_ROUNDS = 50, 11
     RSS_ROUNDS = 11
 
 rows = []		# (benchmark, subject, context, ratio, goal, result)
@@ -636,47 +638,111 @@ def bench_session_start(ws, hd):
         rows.append((bench, n, "%.3f ms" % (statistics.median(s[n]) / 1e6),
                      ratios(s, n, (("sandbox off (no session)", "no session"),)),
                      "", ""))
+# What a developer's home holds: credential stores the hide list names
+# (the sandbox finds and hides each at every start) among ordinary files.
+SBX_STORES = [
+    ".ssh/id_ed25519", ".ssh/id_rsa", ".ssh/known_hosts", ".ssh/config",
+    ".claude/.credentials.json", ".claude.json", ".claude/history.jsonl",
+    ".claude/projects/", ".claude/shell-snapshots/", ".codex/auth.json",
+    ".codex/tmp/", ".gemini/oauth_creds.json", ".npmrc", ".netrc",
+    ".pypirc", ".git-credentials", ".bash_history", ".zsh_history",
+    ".python_history", ".psql_history", ".lesshst", ".viminfo",
+    ".cargo/credentials.toml", ".pgpass", ".vault-token",
+    ".cache/huggingface/token", ".aws/", ".config/gh/", ".config/gcloud/",
+    ".docker/", ".kube/", ".gnupg/", ".local/share/keyrings/", ".mozilla/",
+    ".config/google-chrome/", ".config/Code/User/globalStorage/", "key.pem",
+]
+SBX_HOME_ENTRIES = 200
+
+
+def seed_home(hd, every=False):
+    """SBX_HOME_ENTRIES top-level entries: the stores above (or, with
+    every, one for each entry of the builtin hide list), then ordinary
+    dotfiles and directories."""
+    stores = list(SBX_STORES)
+    if every:
+        out = subprocess.run([ENVSHIM, "policy", "--builtin"],
+                             capture_output=True, text=True).stdout
+        stores = [l[len("#\t~/"):].replace("*", "x")
+                  for l in out.splitlines() if l.startswith("#\t~/")]
+    for st in stores:
+        p = os.path.join(hd, st)
+        if os.path.isabs(st) or not p.startswith(hd + "/"):
+            raise RuntimeError("seed_home: %r is not below the home" % st)
+        os.makedirs(os.path.dirname(p.rstrip("/")), exist_ok=True)
+        if st.endswith("/"):
+            os.makedirs(p, exist_ok=True)
+        else:
+            with open(p, "w") as f:
+                f.write("x\n")
+    i = 0
+    while len(os.listdir(hd)) < SBX_HOME_ENTRIES:
+        p = os.path.join(hd, ".tool%d" % i if i % 2 else "file%d" % i)
+        if i % 3 == 0:
+            os.makedirs(p)
+        else:
+            with open(p, "w") as f:
+                f.write("x\n")
+        i += 1
+    if os.geteuid() == 0:
+        for d, dirs, files in os.walk(hd):
+            for n in [d] + [os.path.join(d, x) for x in dirs + files]:
+                os.chown(n, NOBODY, NOBODY)
+    return len(stores)
 
 
 def bench_sandbox(home):
     log("== sandbox: sh -c true x%d, %d rounds" % (SBX_N, SBX_ROUNDS))
     ws, hd = nobody_dirs()
     sess = None
+    every = tempfile.mkdtemp(prefix="envshim-bench-home.")
+    os.chmod(every, 0o755)
     try:
+        nstores = seed_home(hd)
+        nevery = seed_home(every, every=True)
         env = dict(dev_env(hd))
         env["ENVSHIM_WORKSPACE"] = ws
+        env_every = dict(dev_env(every))
+        env_every["ENVSHIM_WORKSPACE"] = ws
         sh = ["/bin/sh", "-c", "true"]
         subjects = [
-            ("plain", sh),
-            ("unshare -Urmpf", ["/usr/bin/unshare", "-Urmpf", "--mount-proc"] + sh),
+            ("plain", sh, env),
+            ("unshare -Urmpf", ["/usr/bin/unshare", "-Urmpf", "--mount-proc"] + sh,
+             env),
             ("bubblewrap", ["/usr/bin/bwrap", "--unshare-all", "--ro-bind", "/",
                             "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs",
                             "/tmp", "--bind", ws, ws, "--die-with-parent",
-                            "--new-session"] + sh),
+                            "--new-session"] + sh, env),
         ]
         herr = helper_status(ws, env)
         envs = {}
         if herr is None:
-            subjects.append(("envshim-sandbox", [HELPER, "--"] + sh))
+            subjects.append(("envshim-sandbox", [HELPER, "--"] + sh, env))
+            subjects.append(("envshim-sandbox, every store", [HELPER, "--"] + sh,
+                             env_every))
             # a command of a running agent run: the session's /tmp and
             # copy-on-write home (an overlay per command)
             sess = nobody_session()
-            envs["envshim-sandbox, in a session"] = dict(
-                env, ENVSHIM_SESSION=sess)
+            envs["envshim-sandbox, in a session"] = sess
             subjects.append(("envshim-sandbox, in a session",
-                             [HELPER, "--"] + sh))
+                             [HELPER, "--"] + sh,
+                             dict(env, ENVSHIM_SESSION=sess)))
         cfgs = []
-        for n, c in subjects:
+        for n, c, e in subjects:
             cmd = nobody_prefix() + [os.path.join(BB, "spawn")] + CPU + \
                 ["posix_spawn", str(SBX_N)] + c
-            cfgs.append((n, cmd, envs.get(n, env), ws))
+            cfgs.append((n, cmd, e, ws))
             commands.append(("sandboxed sh -c true, " + n,
                              show_cmd({"ENVSHIM_SESSION": "SESSION"}
                                       if n in envs else {}, cmd,
                                       cwd=ws).replace(ws, "WS")))
         s, broken = alternate(cfgs, SBX_ROUNDS, "sandbox")
         bench = "sandboxed `sh -c true` (uid 65534)"
-        for n, _ in subjects:
+        notes.append("sandboxed `sh -c true`: the home holds %d entries, %d "
+                     "of them credential stores the hide list names; \"every "
+                     "store\": one for each of the list's %d home entries, "
+                     "no goal" % (SBX_HOME_ENTRIES, nstores, nevery))
+        for n, _, _ in subjects:
             if n in broken:
                 missing(bench, n, broken[n])
                 continue
@@ -685,7 +751,7 @@ def bench_sandbox(home):
                                   ("unshare -Urmpf", "unshare"),
                                   ("plain", "plain")))
             goal = res = ""
-            if n.startswith("envshim-sandbox"):
+            if n in ("envshim-sandbox", "envshim-sandbox, in a session"):
                 rb, ru = paired(s, n, "bubblewrap"), paired(s, n, "unshare -Urmpf")
                 goal = "<=0.5x bwrap, <=1.5x unshare"
                 res = verdict(rb is not None and rb <= 0.5 and
@@ -702,9 +768,16 @@ def bench_sandbox(home):
             # overlay's work directories are made with mode 0
             subprocess.run(["chmod", "-R", "u+rwx", sess])
             shutil.rmtree(sess, ignore_errors=True)
+        shutil.rmtree(every, ignore_errors=True)
 
 
 # ---- 4b. contain mode ------------------------------------------------------
+
+def vs_run_mode(s, name):
+    """The ratio column of a row measured against plain `envshim --`."""
+    return fmt_ratio(paired(s, name, "envshim --")) + " envshim --" + \
+        spread(s, name, "envshim --")
+
 
 def bench_contain(home, shim_err):
     """What --contain adds over the plain run mode: once per agent (the
@@ -753,9 +826,49 @@ def bench_contain(home, shim_err):
                 ctx = ("%.2f ms" if n is None else "%.0f us/launch") % \
                     (med / (1e6 if n is None else 1e3))
                 rows.append((full, name, ctx + extra,
-                             fmt_ratio(paired(s, name, "envshim --")) +
-                             " envshim --" + spread(s, name, "envshim --"),
-                             "", ""))
+                             vs_run_mode(s, name), "", ""))
+    finally:
+        shutil.rmtree(ws, ignore_errors=True)
+        shutil.rmtree(hd, ignore_errors=True)
+
+
+# ---- 4c. sandbox all -------------------------------------------------------
+
+def bench_sandbox_all(home, shim_err):
+    """What `sandbox all` costs an agent whose shell tool runs programs
+    directly (crush): each program it starts goes to the sandbox.  As uid
+    65534 from a workspace, a Python agent running `true` ALL_N times,
+    with the built-in policy and with `sandbox all` on top."""
+    bench = "sandbox all: agent running %d tools" % ALL_N
+    log("== " + bench + ", %d rounds" % ALL_ROUNDS)
+    if shim_err is not None or not os.access(ENVSHIM, os.X_OK):
+        missing(bench, "envshim -- (sandbox all)",
+                shim_err or "build/envshim not built")
+        return
+    ws, hd = nobody_dirs()
+    try:
+        pol = os.path.join(ws, "all.policy")
+        with open(pol, "w") as f:
+            f.write("sandbox all\n")
+        os.chmod(pol, 0o644)
+        env = clean_env(hd)
+        cfgs = []
+        for name, extra in (("envshim --", []),
+                            ("envshim -- (sandbox all)", ["--policy", pol])):
+            cmd = nobody_prefix() + [ENVSHIM] + extra + \
+                ["--", PYTHON, "-c", PY_SRC, str(ALL_N)]
+            cfgs.append((name, cmd, env, ws))
+            commands.append(("%s, %s" % (bench, name),
+                             show_cmd({}, ["SCRIPT" if c == PY_SRC else c
+                                           for c in cmd], cwd=ws)))
+        s, broken = alternate(cfgs, ALL_ROUNDS, "sandbox all")
+        for name, _, _, _ in cfgs:
+            if name in broken:
+                missing(bench, name, broken[name])
+                continue
+            rows.append((bench, name, "%.0f us/launch" %
+                         (statistics.median(s[name]) / 1e3),
+                         vs_run_mode(s, name), "", ""))
     finally:
         shutil.rmtree(ws, ignore_errors=True)
         shutil.rmtree(hd, ignore_errors=True)
@@ -957,6 +1070,7 @@ def main():
         bench_ctor(home, shim_err, child_env, snoopy)
         bench_sandbox(home)
         bench_contain(home, shim_err)
+        bench_sandbox_all(home, shim_err)
         bench_memory(home, shim_err, snoopy)
         bench_alloc(home, shim_err, snoopy)
         logs = glob.glob(os.path.join(home, ".local/state/envshim/*"))

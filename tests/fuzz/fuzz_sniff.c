@@ -1,7 +1,10 @@
 /*
  * fuzz_sniff - ELF and "#!" sniffing over arbitrary file heads.
  *
- * The head is handed over in a buffer of exactly its length.  What comes
+ * The input is a whole file: its head is handed over in a buffer of
+ * exactly its length, and every further read es_sniff_more asks for is
+ * served from the input, as the exec path serves it with pread; the
+ * rounds stay within ES_SNIFF_ROUNDS and each ask fits the buffer.  What comes
  * out must be one of the kinds, every string NUL-terminated within its
  * field, and consistent with the bytes: only an ELF magic gives an ELF
  * kind, only "#!" gives a script, and a script's interpreter is a word of
@@ -26,9 +29,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *judge;
 	size_t line;
 
+	unsigned char more[ES_SNIFF_HEAD];
+	size_t hn = size < ES_SNIFF_HEAD ? size : ES_SNIFF_HEAD, got;
+	int rounds = 0;
+
 	memcpy(head, data, size);
 	memset(&sn, 0x5a, sizeof(sn));
-	es_sniff(head, size, &sn);
+	es_sniff(head, hn, &sn);
+	while (sn.kind == ES_K_ELF_MORE) {
+		FZ_ASSERT(++rounds <= ES_SNIFF_ROUNDS);
+		FZ_ASSERT(sn.want_len > 0 && sn.want_len <= sizeof(more));
+		got = sn.want_off >= size ? 0 : size - sn.want_off;
+		if (got > sn.want_len)
+			got = sn.want_len;
+		memcpy(more, data + sn.want_off, got);
+		es_sniff_more(more, got, &sn);
+	}
 	FZ_ASSERT(sn.kind >= ES_K_OTHER && sn.kind <= ES_K_ELF_FOREIGN);
 	if (sn.kind == ES_K_ELF_DYNAMIC || sn.kind == ES_K_ELF_STATIC ||
 	    sn.kind == ES_K_ELF_UNKNOWN || sn.kind == ES_K_ELF_FOREIGN)

@@ -73,6 +73,27 @@ inherited_shim_entries_are_quiet(void **state)
 	    "{\"name\":\"ENVSHIM_POLICY\",\"reason\":\"locked\"}]"));
 }
 
+/* A hand-over names the file of the install; only an agent launch has one. */
+static void
+handover_is_recorded(void **state)
+{
+	char *argv[] = { "node", "--expose-gc", "/p/cli.js", NULL };
+	struct es_audit a = { .hook = "posix_spawn", .path = "/usr/bin/node",
+	    .argv = argv, .action = "run", .agent = 1, .handover = "/p/cli.js",
+	    .p = &pol };
+	char buf[1024];
+	long n;
+
+	(void)state;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, "\"agent\":true,\"handover\":\"/p/cli.js\",\"mode\""));
+	a.agent = 0;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	buf[n] = '\0';
+	assert_null(strstr(buf, "handover"));
+}
+
 static void
 secret_arguments_are_masked(void **state)
 {
@@ -247,17 +268,67 @@ dates_across_eras(void **state)
 	assert_memory_equal(buf, "{\"time\":\"2099-12-31T23:59:59.999Z\"", 34);
 }
 
+/*
+ * A launch under a program rule lists what the rule kept and where the
+ * rule is; an agent's launch lists the secrets it set for that launch
+ * alone and lost, never those it holds itself, and never a value.
+ */
+static void
+program_kept_and_lost(void **state)
+{
+	static const char text[] = "program srv keep GH_TOKEN\n";
+	struct es_parse_err err;
+	char *env[] = { "GH_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+	    "OPENAI_API_KEY=sk-proj-for-this-child", "AWS_SECRET_ACCESS_KEY=mine",
+	    "HOME=/h", NULL };
+	char *own[] = { "AWS_SECRET_ACCESS_KEY=mine", "OPENAI_API_KEY=other",
+	    NULL };
+	struct es_verdict v[] = { { ES_KEEP, ES_R_PROGRAM },
+	    { ES_DROP, ES_R_SECRET_NAME }, { ES_DROP, ES_R_SECRET_NAME },
+	    { ES_KEEP, ES_R_SAFE } };
+	struct es_audit a = { .hook = "posix_spawn", .path = "/usr/bin/srv",
+	    .action = "run", .envp = env, .n = 4, .v = v, .p = &pol,
+	    .program = 1, .own = own };
+	char buf[2048];
+	long n;
+
+	(void)state;
+	assert_int_equal(es_policy_parse(&pol, text, strlen(text), "/p/policy",
+	    &err), 0);
+	n = es_audit_format(&a, buf, sizeof(buf));
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, ",\"program\":\"/p/policy:1\",\"kept\":"
+	    "[{\"name\":\"GH_TOKEN\",\"reason\":\"program\",\"rule\":"
+	    "\"/p/policy:1\"}],\"lost\":[{\"name\":\"OPENAI_API_KEY\","
+	    "\"reason\":\"secret-name\"}],"));
+	assert_null(strstr(buf, "ghp_"));
+	assert_null(strstr(buf, "sk-proj"));
+	/* A descendant names the rule as its mark does. */
+	a.program_rule = "/home/u/.config/envshim/policy:3";
+	a.own = NULL;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, "\"program\":\"/home/u/.config/envshim/"
+	    "policy:3\",\"kept\":[{\"name\":\"GH_TOKEN\",\"reason\":\"program\","
+	    "\"rule\":\"/home/u/.config/envshim/policy:3\"}]"));
+	assert_null(strstr(buf, "\"lost\""));
+	es_policy_init(&pol);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(exact_record, setup),
 		cmocka_unit_test_setup(inherited_shim_entries_are_quiet, setup),
+		cmocka_unit_test_setup(handover_is_recorded, setup),
 		cmocka_unit_test_setup(secret_arguments_are_masked, setup),
 		cmocka_unit_test_setup(audit_mode_says_what_enforce_would_do, setup),
 		cmocka_unit_test_setup(cut_records_stay_valid, setup),
 		cmocka_unit_test_setup(cut_before_the_first_name, setup),
 		cmocka_unit_test_setup(dates_across_eras, setup),
+		cmocka_unit_test_setup(program_kept_and_lost, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,6 +59,7 @@ static const struct ok_case ok_cases[] = {
 	{ "sandbox required", "sandbox required\n" },
 	{ "sandbox optional", "sandbox optional\n" },
 	{ "sandbox off", "sandbox off\n" },
+	{ "sandbox all", "sandbox all\n" },
 	{ "network on", "network on\n" },
 	{ "network off", "network off\n" },
 	{ "unfollowable sandbox", "unfollowable sandbox\n" },
@@ -112,6 +113,19 @@ static const struct ok_case ok_cases[] = {
 	    "keep Y",
 	    "mode audit\nshell fish\nset A=1\nrw /w\nro /r\nhide /h\n"
 	    "drop X\nkeep Y\n" },
+	{ "program github-mcp-server keep GITHUB_PERSONAL_ACCESS_TOKEN",
+	    "program github-mcp-server keep GITHUB_PERSONAL_ACCESS_TOKEN\n" },
+	{ "program  npx\t-y @modelcontextprotocol/server-github  keep  GH_*  X",
+	    "program npx -y @modelcontextprotocol/server-github keep GH_* X\n" },
+	{ "program node /srv/mcp/server.js keep A\nprogram uvx mcp-server-fetch "
+	    "keep B", "program node /srv/mcp/server.js keep A\n"
+	    "program uvx mcp-server-fetch keep B\n" },
+	{ "program /opt/bin/srv keep A\nprogram /opt/bin/srv keep B C",
+	    "program /opt/bin/srv keep A\nprogram /opt/bin/srv keep B C\n" },
+	{ "program \"node #1.js keep A\"",
+	    "program \"node #1.js keep A\"\n" },
+	/* Rules come before program lines. */
+	{ "program srv keep A\ndrop B", "drop B\nprogram srv keep A\n" },
 };
 
 static void
@@ -192,7 +206,7 @@ static const struct err_case err_cases[] = {
 	{ "mode strict", 1, "mode takes enforce or audit" },
 	{ "mode audit enforce", 1, "mode takes enforce or audit" },
 	{ "mode Audit", 1, "mode takes enforce or audit" },
-	{ "sandbox maybe", 1, "sandbox takes required, optional or off" },
+	{ "sandbox maybe", 1, "sandbox takes required, optional, off or all" },
 	{ "network yes", 1, "network takes on or off" },
 	{ "unfollowable run", 1, "unfollowable takes sandbox, refuse or allow" },
 	{ "protect-self on", 1, "protect-self takes yes or no" },
@@ -250,7 +264,79 @@ static const struct err_case err_cases[] = {
 	{ "drop A\ndrop \x01", 2, "control character in policy text" },
 	{ "drop A\x7f", 1, "control character in policy text" },
 	{ "drop A\nkeep B\n\nmode x\n", 4, "mode takes enforce or audit" },
+	{ "program srv", 1, "program needs a program, then keep and the names "
+	    "it keeps: program NAME [ARG...] keep NAME..." },
+	{ "program keep A", 1, "program needs a program, then keep and the "
+	    "names it keeps: program NAME [ARG...] keep NAME..." },
+	{ "program srv keep", 1, "program needs a program, then keep and the "
+	    "names it keeps: program NAME [ARG...] keep NAME..." },
+	{ "drop A\nprogram bash keep A", 2, "program: bash is a shell, and a "
+	    "shell runs whatever it is told; name the program it starts" },
+	{ "program /usr/bin/sh -c x keep A", 1, "program: sh is a shell, and a "
+	    "shell runs whatever it is told; name the program it starts" },
+	{ "shell xonsh\nprogram xonsh keep A", 2, "program: xonsh is a shell, "
+	    "and a shell runs whatever it is told; name the program it starts" },
+	{ "program env node x.js keep A", 1, "program: env runs whatever its "
+	    "arguments name; name that program" },
+	{ "program /usr/bin/python3.11 keep A", 1, "program: python3.11 alone "
+	    "would match every script or package it runs; name it too "
+	    "(program python3.11 /path/server.js keep ...)" },
+	{ "program npx keep A", 1, "program: npx alone would match every script "
+	    "or package it runs; name it too (program npx /path/server.js "
+	    "keep ...)" },
+	{ "program bin/srv keep A", 1,
+	    "program: a path must be absolute (or give the name alone)" },
+	{ "program /opt/../bin/srv keep A", 1, "program: '/opt/../bin/srv' "
+	    "names no file" },
+	{ "program srv keep A-B", 1, "program: keep pattern may hold only "
+	    "letters, digits, '_' and '*'" },
+	{ "program a b c d e f g h i keep A", 1,
+	    "program: at most 8 words name the program" },
+	{ "program a keep A B C D E F G H I J K L M N O P Q", 1,
+	    "program: too many names (at most 16)" },
 };
+
+/* Lines naming the same program are one entry; each keep has its line. */
+static void
+test_program_merge(void **state)
+{
+	struct es_parse_err	err;
+	const struct es_program	*pr;
+	size_t			i;
+	char			many[4096];
+
+	(void)state;
+	fresh(&P);
+	assert_int_equal(parse(&P, "program node /s.js keep A\n"
+	    "program node keep2 keep B\nprogram node /s.js keep C D\n", &err),
+	    0);
+	assert_int_equal(P.nprograms, 2);
+	pr = &P.programs[0];
+	assert_int_equal(pr->nwords, 2);
+	assert_string_equal(pr->word[0], "node");
+	assert_string_equal(pr->word[1], "/s.js");
+	assert_int_equal(pr->nkeep, 3);
+	assert_int_equal(pr->line, 1);
+	assert_int_equal(pr->keep[0].line, 1);
+	assert_int_equal(pr->keep[2].line, 3);
+	assert_string_equal(pr->keep[2].pat, "D");
+	assert_string_equal(P.programs[1].word[1], "keep2");
+	/* The table is full at ES_MAX_PROGRAMS distinct programs. */
+	fresh(&P);
+	many[0] = '\0';
+	for (i = 0; i <= ES_MAX_PROGRAMS; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many),
+		    "program srv%zu keep A\n", i);
+	assert_int_equal(parse(&P, many, &err), -1);
+	assert_int_equal(err.line, ES_MAX_PROGRAMS + 1);
+	assert_string_equal(err.what, "too many program rules (at most 32)");
+	/* Keeps of one program add up across lines, to ES_PROGRAM_KEEPS. */
+	fresh(&P);
+	assert_int_equal(parse(&P, "program s keep A B C D E F G H\n"
+	    "program s keep I J K L M N O P\nprogram s keep Q\n", &err), -1);
+	assert_int_equal(err.line, 3);
+	assert_string_equal(err.what, "program: too many names (at most 16)");
+}
 
 static void
 test_errors(void **state)
@@ -356,6 +442,7 @@ test_layers(void **state)
 	    "network off\t# builtin\n"
 	    "unfollowable sandbox\t# builtin\n"
 	    "protect-self no\t# builtin\n"
+	    "home visible\t# builtin\n"
 	    "injection BUILTIN_X\t# builtin\n";
 	fmt(&P, ES_FMT_BUILTIN | ES_FMT_ORIGIN);
 	assert_memory_equal(fmtbuf, want, strlen(want));
@@ -728,6 +815,7 @@ main(void)
 		cmocka_unit_test(test_lengths),
 		cmocka_unit_test(test_text_max),
 		cmocka_unit_test(test_arena_full),
+		cmocka_unit_test(test_program_merge),
 		cmocka_unit_test(test_format_small),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_mutations),

@@ -1086,6 +1086,88 @@ test_names_scan(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * Program rules: a launch flagged with rule i keeps its names over the
+ * heuristics and the user's drop rules, never over locked names, LD_* or
+ * sets; an unflagged launch, or one flagged with another rule, does not.
+ */
+static void
+test_program_rules(void **state)
+{
+	static const char text[] =
+	    "drop DATABASE_URL\n"
+	    "set FORCED=1\n"
+	    "program github-mcp-server keep GITHUB_PERSONAL_ACCESS_TOKEN "
+	    "DATABASE_URL SSH_AUTH_SOCK LD_X FORCED ENVSHIM_AGENT\n"
+	    "program node /srv/a.js keep OPENAI_*\n"
+	    "program node /srv/a.js --stdio keep DB_*\n"
+	    "program /opt/mcp/bin/server keep TOKEN_A\n";
+	struct es_parse_err err;
+	const char *forced[] = { "ENVSHIM_AGENT=1:2:0", NULL };
+	const char *env[] = {
+	    "GITHUB_PERSONAL_ACCESS_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+	    "DATABASE_URL=postgres://u:pass@host/db", "SSH_AUTH_SOCK=/tmp/s",
+	    "LD_X=1", "FORCED=2", "ENVSHIM_AGENT=9", "OPENAI_API_KEY=sk-x",
+	    NULL };
+	char *const a_js[] = { "node", "/srv/a.js", NULL };
+	char *const a_js_stdio[] = { "node", "/srv/a.js", "--stdio", "x", NULL };
+	char *const b_js[] = { "node", "/srv/b.js", NULL };
+	char *const bare[] = { "x", NULL };
+	struct run r;
+	int bad = 0;
+
+	(void)state;
+	es_policy_init(&pol);
+	assert_int_equal(es_policy_parse(&pol, text, strlen(text), "t.policy",
+	    &err), 0);
+	assert_int_equal(pol.nprograms, 4);
+
+	filt(&pol, NULL, ES_F_PROGRAM(0), forced, &r, env);
+	bad |= check("token", r.v[0], ES_KEEP, ES_R_PROGRAM);
+	bad |= check("over drop", r.v[1], ES_KEEP, ES_R_PROGRAM);
+	bad |= check("capability", r.v[2], ES_KEEP, ES_R_PROGRAM);
+	bad |= check("LD_*", r.v[3], ES_DROP, ES_R_INJECTION);
+	bad |= check("set", r.v[4], ES_DROP, ES_R_POLICY);
+	bad |= check("forced", r.v[5], ES_DROP, ES_R_LOCKED);
+	bad |= check("not named", r.v[6], ES_DROP, ES_R_SECRET_NAME);
+	/* Another rule's launch, and no rule at all: the usual filter. */
+	filt(&pol, NULL, ES_F_PROGRAM(1), forced, &r, env);
+	bad |= check("rule 1: token", r.v[0], ES_DROP, ES_R_SECRET_NAME);
+	bad |= check("rule 1: drop", r.v[1], ES_DROP, ES_R_POLICY);
+	bad |= check("rule 1: OPENAI_*", r.v[6], ES_KEEP, ES_R_PROGRAM);
+	filt(&pol, NULL, 0, forced, &r, env);
+	bad |= check("none: token", r.v[0], ES_DROP, ES_R_SECRET_NAME);
+	bad |= check("none: capability", r.v[2], ES_DROP, ES_R_CAPABILITY);
+	/* A rule number past the table keeps nothing (fail closed). */
+	filt(&pol, NULL, ES_F_PROGRAM(ES_MAX_PROGRAMS - 1), forced, &r, env);
+	bad |= check("no such rule", r.v[0], ES_DROP, ES_R_SECRET_NAME);
+	if (bad)
+		fail();
+
+	/* Matching: by name or path, leading arguments exact, most words win. */
+	assert_int_equal(es_program_match(&pol, "/usr/local/bin/github-mcp-server",
+	    NULL, bare), 0);
+	assert_int_equal(es_program_match(&pol, "/usr/local/bin/gh",
+	    "/opt/x/github-mcp-server", bare), 0);
+	assert_int_equal(es_program_match(&pol, "./github-mcp-server-2",
+	    NULL, bare), -1);
+	assert_int_equal(es_program_match(&pol, "/usr/bin/node", NULL, a_js), 1);
+	assert_int_equal(es_program_match(&pol, "/usr/bin/node", NULL,
+	    a_js_stdio), 2);
+	assert_int_equal(es_program_match(&pol, "/usr/bin/node", NULL, b_js), -1);
+	assert_int_equal(es_program_match(&pol, "/usr/bin/node", NULL, bare), -1);
+	assert_int_equal(es_program_match(&pol, "/opt/mcp/bin/server", NULL,
+	    bare), 3);
+	assert_int_equal(es_program_match(&pol, "/usr/bin/server",
+	    "/opt/mcp/bin/server", bare), 3);
+	assert_int_equal(es_program_match(&pol, "/srv/server", NULL, bare), -1);
+	assert_int_equal(es_program_match(&pol, "/usr/bin/node", NULL, NULL), -1);
+	assert_non_null(es_program_keep(&pol, 1, "openai_api_key", 14));
+	assert_null(es_program_keep(&pol, 1, "DB_X", 4));
+	assert_null(es_program_keep(&pol, 7, "DB_X", 4));
+	es_policy_init(&pol);
+}
+
 int
 main(void)
 {
@@ -1109,6 +1191,7 @@ main(void)
 		cmocka_unit_test(test_2mib),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test_setup(test_program_rules, setup),
 		cmocka_unit_test(test_names_selfcheck),
 		cmocka_unit_test(test_names_fast_path),
 		cmocka_unit_test(test_names_scan),

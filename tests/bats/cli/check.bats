@@ -128,3 +128,27 @@ P
 	[[ "$output" == *"put variables after --"* ]]
 	run -125 "$ENVSHIM" check --nonsense
 }
+
+@test "check --program shows what the agent's launch of that program keeps, and which rule" {
+	p=$(policy_file p <<'P'
+keep HARMLESS
+program npx -y @modelcontextprotocol/server-github keep GITHUB_PERSONAL_ACCESS_TOKEN
+P
+)
+	run -0 "$ENVSHIM" check --policy "$p" --program npx -y @modelcontextprotocol/server-github \
+		-- GITHUB_PERSONAL_ACCESS_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB GITHUB_TOKEN=x
+	[ "${lines[0]}" = "program rule $p:2 matches npx" ]
+	grep -qE '^keep +GITHUB_PERSONAL_ACCESS_TOKEN program$' <<<"$output"
+	grep -qE '^drop +GITHUB_TOKEN +secret-name$' <<<"$output"
+	[[ "$output" != *ghp_* ]]
+	# Another package, and a shell: the usual filter.
+	run -0 "$ENVSHIM" check --policy "$p" --format=tsv --program npx -y other \
+		-- GITHUB_PERSONAL_ACCESS_TOKEN=x
+	[ "$output" = "$(printf 'drop\tGITHUB_PERSONAL_ACCESS_TOKEN\tsecret-name')" ]
+	run -0 "$ENVSHIM" check --policy "$p" --program sh -c npx -- GITHUB_PERSONAL_ACCESS_TOKEN=x
+	[ "${lines[0]}" = "sh is a shell: no program rule applies to a shell" ]
+	run -125 "$ENVSHIM" check --policy "$p" --program
+	[[ "$output" == *"--program needs a command"* ]]
+	run -125 "$ENVSHIM" check --policy "$p" --program no-such-program-here -- A=1
+	[[ "$output" == *"no-such-program-here: not found"* ]]
+}

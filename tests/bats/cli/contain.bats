@@ -169,9 +169,50 @@ teardown() {
 	grep -q "envshim --contain" <<<"$output"
 }
 
-@test "doctor reports whether contain mode works" {
+@test "doctor reports that contain mode works, having run it" {
+	cp "$BUILD/envshim-sandbox" "$BIN/"
 	run as_nobody env HOME="$BATS_TEST_TMPDIR/home" "$BIN/envshim" doctor
-	grep -q "contain mode: an overlay on /etc in a user namespace works" <<<"$output"
+	grep -qx "ok   contain mode: envshim --contain ran a shell, filtered and sandboxed" <<<"$output"
+}
+
+@test "an interpreter named directly keeps its own secrets, as through its #! script" {
+	mkdir -p "$BATS_TEST_TMPDIR/agentbin"
+	printf '%s\n' 'import os, subprocess' \
+		'print("agent sees", os.environ.get("GITHUB_TOKEN"))' \
+		'subprocess.run(["/usr/bin/env"])' >"$BATS_TEST_TMPDIR/agentbin/agent.py"
+	chmod 755 "$BATS_TEST_TMPDIR/agentbin"
+	chmod 644 "$BATS_TEST_TMPDIR/agentbin/agent.py"
+	run contain -- /usr/bin/python3 "$BATS_TEST_TMPDIR/agentbin/agent.py"
+	[ "$status" -eq 0 ]
+	grep -qx "agent sees $GH" <<<"$output"
+	output=$(grep -v '^agent sees' <<<"$output")
+	no_secrets
+}
+
+@test "as the user running the tests (root in CI and devcontainers) shells are sandboxed and the overlay holds" {
+	# contain() runs as nobody; this runs as whoever runs the suite.
+	policy 'sandbox required'
+	cp "$BUILD/envshim-sandbox" "$BIN/"
+	mkdir -p "$BATS_TEST_TMPDIR/ws"
+	cd "$BATS_TEST_TMPDIR/ws"
+	local me
+	me=$(id -u)
+	run env -i HOME="$BATS_TEST_TMPDIR/home" PATH=/usr/bin:/bin \
+		XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" GITHUB_TOKEN="$GH" \
+		"$BIN/envshim" --contain --policy "$BATS_TEST_TMPDIR/policy" -- \
+		"$AGENT" run /bin/sh -c 'id -u; echo "tok=${GITHUB_TOKEN:-none}"; readlink /proc/self/ns/user'
+	[ "$status" -eq 0 ]
+	# Root is an ordinary id inside (a sandbox can map it); others are themselves.
+	if [ "$me" = 0 ]; then [ "${lines[0]}" = 65533 ]; else [ "${lines[0]}" = "$me" ]; fi
+	[ "${lines[1]}" = "tok=none" ]
+	[ "${lines[2]}" != "$(readlink /proc/self/ns/user)" ]
+	run env -i HOME="$BATS_TEST_TMPDIR/home" PATH=/usr/bin:/bin \
+		"$BIN/envshim" --contain --policy "$BATS_TEST_TMPDIR/policy" -- "$AGENT" escape
+	[ "$status" -eq 0 ]
+	grep -qx "umount: Operation not permitted" <<<"$output"
+	grep -qx "nested umount: Invalid argument" <<<"$output"
+	grep -qx "preload: $BIN/libenvshim.so" <<<"$output"
+	[ ! -e /etc/ld.so.preload ]
 }
 
 @test "a script agent (a node launcher) is its interpreter running it: it keeps its key, its tools do not" {
@@ -185,4 +226,22 @@ teardown() {
 	grep -qx "agent sees $GH" <<<"$output"
 	output=$(grep -v '^agent sees' <<<"$output")
 	no_secrets
+}
+
+@test "sandbox all under --contain: a program the static agent runs by raw execve is confined too" {
+	cp "$BUILD/envshim-sandbox" "$BIN/"
+	mkdir -p "$BATS_TEST_TMPDIR/ws"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$BATS_TEST_TMPDIR/ws"
+	cd "$BATS_TEST_TMPDIR/ws"
+	policy 'sandbox required'
+	run contain -- "$AGENT" run /usr/bin/readlink /proc/self/ns/user
+	[ "$status" -eq 0 ]
+	local outside=$output
+	policy 'sandbox all'
+	run contain -- "$AGENT" run /usr/bin/readlink /proc/self/ns/user
+	[ "$status" -eq 0 ]
+	[[ "$output" == "user:["* ]]
+	[ "$output" != "$outside" ]
+	grep '"hook":"contain"' "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl" |
+		grep '"path":"/usr/bin/readlink"' | grep -q '"action":"sandbox"'
 }

@@ -4,6 +4,9 @@
 bats_require_minimum_version 1.5.0
 load ../cli
 
+# a token shape the value scan knows (never a real one)
+GH_SHAPE=ghp_abcdefghijklmnopqrstuvwxyz0123456789
+
 setup() {
 	cli_setup
 	BUILD=$(cd "$BATS_TEST_DIRNAME/../../../build" && pwd)
@@ -103,28 +106,109 @@ setup() {
 	grep -q '^FAIL log: /proc/envshim-no/audit.jsonl: ' <<<"$output"
 }
 
-@test "doctor and --contain agree, and no contained agent starts with every shell refused" {
-	# As root a contained shell's sandbox cannot map uid 0 (Linux 5.12+
-	# wants CAP_SETFCAP, which --contain drops): the agent used to start
-	# and see "refused ... write uid_map" for every shell.
+# contain_both RUNNER...: doctor's contain-mode verdict, then the real
+# thing run the same way (a shell with a token, which must come up
+# filtered and in a sandbox of its own): the verdict must say what the
+# real thing did.
+contain_both() {
 	mkdir -p "$BATS_TEST_TMPDIR/ws"
 	cd "$BATS_TEST_TMPDIR/ws"
-	run "$COPY/envshim" doctor
+	run "$@" "$COPY/envshim" doctor
 	verdict=$(grep 'contain mode' <<<"$output")
-	run "$COPY/envshim" --contain -- /bin/sh -c '/bin/sh -c "echo inner ran"'
-	[[ "$output" != *"envshim: refused"* ]]
-	if [[ "$verdict" == "ok   contain mode: "* ]]; then
-		[ "$status" -eq 0 ]
-		[ "$output" = "inner ran" ]
-	elif [[ "$verdict" == *"unavailable: no shell inside could be sandboxed"* ]]; then
-		[ "$(id -u)" = 0 ]
-		[ "$status" -eq 125 ]
-		[[ "$output" == "envshim: --contain: no shell inside could be sandboxed"*"run the agent as an ordinary user, or set sandbox off)" ]]
-		# with shells not sandboxed, root's contained agent runs
-		p=$(policy_file off <<<'sandbox off')
-		run -0 "$COPY/envshim" --contain --policy "$p" -- /bin/sh -c '/bin/sh -c "echo inner ran"'
-		[ "$output" = "inner ran" ]
+	run "$@" env GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 \
+		"$COPY/envshim" --contain -- /bin/sh -c \
+		'echo "tok=${GITHUB_TOKEN:-none} $(readlink /proc/self/ns/user)"'
+	real=$output
+	if [ "$status" -eq 0 ] && [[ "$real" == "tok=none user:"* ]] &&
+		[ "${real#tok=none }" != "$(readlink /proc/self/ns/user)" ]; then
+		[ "$verdict" = "ok   contain mode: envshim --contain ran a shell, filtered and sandboxed" ]
 	else
-		[ "$status" -eq 125 ]
+		[[ "$verdict" == "--   contain mode: unavailable: "* ]]
+		[[ "$real" != "tok=ghp_"* ]]
 	fi
+}
+
+# Let nobody reach the copy of the build.
+reachable() {
+	local d=$BATS_TEST_TMPDIR
+	while [ "$d" != / ] && [ "$d" != /tmp ]; do chmod o+x "$d"; d=$(dirname "$d"); done
+	chmod -R a+rX "$COPY"
+}
+
+@test "doctor and --contain agree, as the user running the tests (root in CI and devcontainers)" {
+	contain_both env
+	# Where namespaces work, contain mode must work, as root too: root is
+	# an ordinary id inside, so a shell's sandbox can map it.
+	if unshare -Um true 2>/dev/null; then
+		[ "$status" -eq 0 ]
+		[[ "$real" == "tok=none user:"* ]]
+	fi
+}
+
+@test "doctor and --contain agree as an ordinary user" {
+	reachable
+	contain_both setpriv --reuid=65534 --regid=65534 --clear-groups
+	if setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Um true 2>/dev/null; then
+		[ "$status" -eq 0 ]
+		[[ "$real" == "tok=none user:"* ]]
+	fi
+}
+
+@test "doctor and --contain agree when contain mode cannot work (no shim)" {
+	rm "$COPY/libenvshim.so"
+	contain_both env
+	[ "$status" -eq 125 ]
+}
+
+@test "doctor and --contain agree without user namespaces" {
+	reachable
+	contain_both unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces && exec "$@"' sh
+	[ "$status" -eq 125 ]
+}
+
+@test "doctor names the credential stores it finds and which shells see empty, never their contents" {
+	mkdir -p "$HOME/.ssh" "$HOME/.claude" "$HOME/.config/gh"
+	echo "SECRET-KEY-CONTENT" >"$HOME/.ssh/id_ed25519"
+	echo "example.org ssh-ed25519 AAAA" >"$HOME/.ssh/known_hosts"
+	echo '{"token":"SECRET-CLAUDE"}' >"$HOME/.claude/.credentials.json"
+	echo "//r/:_authToken=SECRET-NPM" >"$HOME/.npmrc"
+	echo "h: SECRET-GH" >"$HOME/.config/gh/hosts.yml"
+	p=$(policy_file p <<<$'# mine\nreveal ~/.npmrc')
+	run "$COPY/envshim" doctor --policy "$p"
+	grep -qx 'ok   credential files: 3 credential stores on this machine that shells see empty' <<<"$output"
+	grep -qx '     hidden (keys): ~/.ssh/id_ed25519' <<<"$output"
+	grep -qx '     hidden (agents): ~/.claude/.credentials.json' <<<"$output"
+	grep -qx '     hidden (git): ~/.config/gh' <<<"$output"
+	grep -qx "     revealed ($p:2): ~/.npmrc" <<<"$output"
+	# known_hosts stays readable: neither hidden nor a warning
+	[[ "$output" != *known_hosts* ]]
+	[[ "$output" != *SECRET* ]]
+}
+
+@test "doctor warns about credential-like files the list does not know, with the hide line" {
+	mkdir -p "$HOME/.config/acme" "$HOME/work" "$HOME/deep/er/est"
+	echo x >"$HOME/.config/acme/api-token.json"
+	echo "note $GH_SHAPE" >"$HOME/work/notes.txt"
+	echo "export GITHUB_TOKEN=$GH_SHAPE" >"$HOME/.bashrc"
+	echo "just words" >"$HOME/work/readme.txt"
+	echo "$GH_SHAPE" >"$HOME/deep/er/est/too-deep.txt"
+	echo "$GH_SHAPE" >"$HOME/.npmrc"
+	run "$COPY/envshim" doctor
+	grep -qx -- '--   credential-like, not hidden: ~/.config/acme/api-token.json (by its name)' <<<"$output"
+	grep -qx '     fix: add to your policy: hide ~/.config/acme/api-token.json' <<<"$output"
+	grep -qx -- '--   credential-like, not hidden: ~/work/notes.txt (its first 4 KiB hold a github-pat shape)' <<<"$output"
+	grep -qx '     fix: add to your policy: hide ~/work/notes.txt' <<<"$output"
+	grep -qx -- '--   credential-like, not hidden: ~/.bashrc (its first 4 KiB hold a github-pat shape)' <<<"$output"
+	grep -qx '     fix: shells read it: move the secret out of it' <<<"$output"
+	# hidden already, harmless, or below the top two levels: no warning
+	[[ "$output" != *"not hidden: ~/.npmrc"* ]]
+	[[ "$output" != *readme* ]]
+	[[ "$output" != *too-deep* ]]
+	[[ "$output" != *"$GH_SHAPE"* ]]
+	# warnings only: the checks still pass
+	if unshare -Um true 2>/dev/null; then [ "$status" -eq 0 ]; fi
+	# a hide line silences it
+	p=$(policy_file p <<<'hide ~/work/notes.txt')
+	run "$COPY/envshim" doctor --policy "$p"
+	[[ "$output" != *'not hidden: ~/work/notes.txt'* ]]
 }

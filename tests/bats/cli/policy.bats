@@ -132,9 +132,11 @@ P
 	u="$XDG_CONFIG_HOME/envshim/policy"
 	[[ "${lines[0]}" == "# effective envshim policy; layers: builtin"*" $u $p" ]]
 	[ "${lines[1]}" = "mode enforce	# $p:2" ]
-	[ "${lines[2]}" = "drop FOO	# $u:2" ]
-	[ "${lines[3]}" = "keep FOO	# $p:3" ]
-	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[2]}" = "sandbox required	# builtin" ]
+	[ "${lines[6]}" = "home visible	# builtin" ]
+	[ "${lines[7]}" = "drop FOO	# $u:2" ]
+	[ "${lines[8]}" = "keep FOO	# $p:3" ]
+	[ "${#lines[@]}" -eq 10 ]
 	# Last match wins: the later keep beats the earlier drop.
 	run -0 "$ENVSHIM" check --policy "$p" --format=tsv -- FOO=1
 	[ "$output" = "$(printf 'keep\tFOO\tpolicy')" ]
@@ -170,10 +172,44 @@ P
 	[[ "$first" == *'set "PS1= $ "'* ]]
 }
 
-@test "policy with no layers says the builtin is unchanged" {
+@test "policy with no layers shows the builtin settings, and where the lists are" {
 	run -0 "$ENVSHIM" policy
-	[ "${lines[1]}" = "# (no layer changes the builtin policy: envshim policy --builtin prints it)" ]
+	[ "${lines[1]}" = "mode enforce	# builtin" ]
+	[ "${lines[2]}" = "sandbox required	# builtin" ]
+	[ "${lines[3]}" = "network on	# builtin" ]
+	[ "${lines[4]}" = "unfollowable sandbox	# builtin" ]
+	[ "${lines[5]}" = "protect-self yes	# builtin" ]
+	[ "${lines[6]}" = "home visible	# builtin" ]
+	[ "${lines[7]}" = "# and the builtin lists (injection, secret names and shapes, capabilities, hidden files): envshim policy --builtin" ]
+	[ "${#lines[@]}" -eq 8 ]
 	run -125 "$ENVSHIM" policy extra
+}
+
+@test "policy shows a program rule with its line, and reads it back" {
+	p=$(policy_file p <<'P'
+keep HARMLESS
+program npx -y @modelcontextprotocol/server-github keep GITHUB_PERSONAL_ACCESS_TOKEN
+program npx -y @modelcontextprotocol/server-github keep GITHUB_HOST
+P
+)
+	run -0 "$ENVSHIM" policy --policy "$p"
+	grep -qx "program npx -y @modelcontextprotocol/server-github keep GITHUB_PERSONAL_ACCESS_TOKEN	# $p:2" <<<"$output"
+	grep -qx "program npx -y @modelcontextprotocol/server-github keep GITHUB_HOST	# $p:3" <<<"$output"
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/again"
+	chmod 600 "$BATS_TEST_TMPDIR/again"
+	run -0 "$ENVSHIM" check --policy "$BATS_TEST_TMPDIR/again" --format=tsv \
+		--program npx -y @modelcontextprotocol/server-github -- GITHUB_HOST=x
+	[ "$output" = "$(printf 'keep\tGITHUB_HOST\tprogram')" ]
+}
+
+@test "policy names the file and line of a program rule naming a shell" {
+	p=$(policy_file p <<'P'
+keep HARMLESS
+program dash -c serve keep TOKEN
+P
+)
+	run -125 "$ENVSHIM" policy --policy "$p"
+	[[ "$output" == *"$p:2: program: dash is a shell, and a shell runs whatever it is told; name the program it starts"* ]]
 }
 
 @test "policy --builtin adds the compiled-in lists, and still reads back" {

@@ -116,6 +116,20 @@ hello_in_sandbox() {
 	hello_in_sandbox "$BATS_TEST_TMPDIR/bin/static_hello"
 }
 
+@test "a dynamic program whose program headers sit past 1 MiB is followed, not sandboxed" {
+	# As postject leaves a Node single-executable app (Copilot CLI): the
+	# kernel and ld.so read the headers wherever e_phoff says.
+	"$BATS_TEST_TMPDIR/bin/farphdr" /usr/bin/env "$BATS_TEST_TMPDIR/bin/far_env"
+	[ "$(od -An -t u8 -j 32 -N 8 "$BATS_TEST_TMPDIR/bin/far_env" | tr -d ' ')" -ge 1048576 ]
+	run agent_nobody -- "$SPAWN" posix_spawn "$BATS_TEST_TMPDIR/bin/far_env" bash -c env
+	[ "$status" -eq 0 ]
+	assert_filtered
+	records | grep '"path":"'"$BATS_TEST_TMPDIR"'/bin/far_env"' | grep -q '"action":"run"'
+	# Only a shim loaded into far_env itself records its execvp of bash.
+	records | grep '"hook":"execvp"' | grep '"path":"/usr/bin/bash"' |
+		grep '"inside":false' | grep -q '"action":"sandbox"'
+}
+
 @test "a relative program spawned after a chdir file action is not judged in the wrong directory" {
 	# The parent's cwd has no "bash"; the child's (/bin) does.
 	run agent_nobody -- "$SPAWN" spawn-chdir /bin bash -c 'readlink /proc/self/ns/user'
@@ -202,6 +216,38 @@ echo peek done' "${GH:0:14}"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$OUTER_NS" ]
 	records | grep '"path":"/usr/bin/bash"' | grep -q '"action":"run"'
+}
+
+@test "sandbox all: an agent that interprets commands itself (no shell) has every program confined" {
+	# As crush's Go shell: tests/progs/inproc_agent.c splits each command
+	# and spawns the program named, never a shell.
+	mkdir -p "$HOME/.ssh"
+	echo "PRIVATE KEY MATERIAL" >"$HOME/.ssh/id_ed25519"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME/.ssh"
+	local A=$BATS_TEST_TMPDIR/bin/inproc_agent
+	# Without it the programs run outside the sandbox: the check can fail.
+	run agent_nobody -- "$A" "cat $HOME/.ssh/id_ed25519" "readlink /proc/self/ns/user"
+	[ "$status" -eq 0 ]
+	grep -qx "PRIVATE KEY MATERIAL" <<<"$output"
+	[ "${lines[1]}" = "$OUTER_NS" ]
+	printf 'sandbox all\n' >"$BATS_TEST_TMPDIR/p"
+	chmod 644 "$BATS_TEST_TMPDIR/p"
+	rm -f "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl"
+	run agent_nobody ENVSHIM_POLICY="$BATS_TEST_TMPDIR/p" -- "$A" \
+		"readlink /proc/self/ns/user" "cat $HOME/.ssh/id_ed25519" \
+		"touch $HOME/planted" "touch $BATS_TEST_TMPDIR/ws/made" "/usr/bin/env"
+	lacks -x "PRIVATE KEY MATERIAL"
+	[ "${lines[0]}" != "$OUTER_NS" ]
+	[ ! -e "$HOME/planted" ]
+	[ -e "$BATS_TEST_TMPDIR/ws/made" ]
+	assert_filtered
+	# Each program went to the sandbox; none was the agent.
+	python3 - "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if '"inside":false' in l]
+assert len(recs) == 5, recs
+assert all(r["action"] == "sandbox" and not r["agent"] for r in recs), recs
+PY
 }
 
 @test "only the agent is undumpable: the tools it runs are not" {

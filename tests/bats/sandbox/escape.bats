@@ -242,9 +242,10 @@ ln ~/.ssh/id_ed25519 hardkey 2>/dev/null && echo "key hard link made"
 true'
 	run sbx_agent "$attack"
 	[ "$status" -eq 0 ]
-	# The attack ran, and the links led nowhere useful: the write through
-	# the symlink landed in the run's layer of the home, not in the home.
-	grep -qx 'key: cat: keys/id_ed25519: No such file or directory' <<<"$output"
+	# The attack ran, and the links led nowhere useful: the key is an
+	# empty file in its place (cat prints nothing, not even an error), and
+	# the write through the symlink landed in the run's layer of the home.
+	lacks '^key: '
 	! grep -q 'PRIVATE KEY' <<<"$output" || false
 	! grep -q 'hard link made' <<<"$output" || false
 	[ "$(cat "$R/home/.bashrc")" = '# bashrc' ]

@@ -189,7 +189,9 @@ print(r, os.strerror(ctypes.get_errno()))'
 	[[ "$output" != *hunter2* ]]
 	[[ "$output" == *"$H/.ssh:"* ]]
 	[[ "$output" == *"$H/.aws:"* ]]
-	[[ "$output" == *"id_ed25519: No such file"* ]]
+	# a key is an empty file in its place; a new one cannot be made
+	[ "$(grep -cx "$H/.ssh:" <<<"$output")" = 1 ]
+	[[ "$output" == *"$H/.ssh:"$'\n'"id_ed25519"$'\n'* ]]
 	[[ "$output" == *"touch: cannot touch"*"Read-only file system"* ]]
 	# and they are untouched outside
 	[ "$(cat "$H/.ssh/id_ed25519")" = PRIVATE-KEY-MATERIAL ]

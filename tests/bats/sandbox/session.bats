@@ -248,12 +248,13 @@ home_hash() {
 import os, subprocess
 sess = os.path.dirname(os.environ["TMPDIR"])
 subprocess.run(["bash", "-c", "echo evil >>~/.bashrc; mkdir -p ~/.cache/tool && echo c >~/.cache/tool/f; cat ~/.ssh/id_ed25519 2>&1; rm ~/.bashrc && echo removed; echo new >~/.bashrc"])
-subprocess.run(["bash", "-c", "cat ~/.bashrc ~/.cache/tool/f; ls -A ~/.ssh | wc -l"])
+subprocess.run(["bash", "-c", "cat ~/.bashrc ~/.cache/tool/f; wc -c <~/.ssh/id_ed25519"])
 print("layer", sorted(os.listdir(sess + "/home")))
 print("sess", sess)
 '
 	[ "$status" -eq 0 ]
-	grep -q "id_ed25519: No such file or directory" <<<"$output"
+	# the hide list still holds on top of the layer: the key is empty
+	lacks "PRIVATE KEY"
 	grep -qx removed <<<"$output"
 	grep -qx new <<<"$output"
 	grep -qx c <<<"$output"

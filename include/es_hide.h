@@ -1,0 +1,98 @@
+/*
+ * es_hide.h - the builtin hide list: credential stores no sandboxed shell
+ * should read, grouped, each group with its reason (shim/engine/hide.c).
+ *
+ * Pure data and pure matching: the sandbox's outer expands the entries
+ * against the real home at each start (shim/sandbox/expand.c), and
+ * `envshim doctor` and `envshim policy --builtin` show them.
+ */
+#ifndef ES_HIDE_H
+#define ES_HIDE_H
+
+#include <stddef.h>
+
+/*
+ * A path: "~/..." (the home), "/..." or "$NAME" / "$NAME/..." (a variable
+ * of the sandbox's environment naming a tool's moved home; unset or not
+ * absolute: nothing).  '*' in any component matches any run of characters,
+ * a leading '.' included.  A trailing '/' matches directories only.
+ */
+#define ES_HIDE_KEEP	0x1	/* not hidden: an exception to a pattern */
+
+struct es_hide_group {
+	const char	*name;		/* one word: "agents", "keys", ... */
+	const char	*why;		/* one line */
+};
+
+struct es_hide_entry {
+	const char	*path;
+	unsigned char	 group;		/* index into es_hide_groups */
+	unsigned char	 flags;		/* ES_HIDE_KEEP */
+};
+
+extern const struct es_hide_group es_hide_groups[];
+extern const size_t es_hide_ngroups;
+extern const struct es_hide_entry es_hide_list[];
+extern const size_t es_hide_n;
+
+/*
+ * "home private": the home is empty but for these (and the workspace, the
+ * log, the policy's rw lines): what ordinary builds and the agents'
+ * shells read.  "~/..." paths, no patterns.
+ */
+extern const char *const es_home_keep[];
+extern const size_t es_home_nkeep;
+
+/* The entry whose path is exactly s (n bytes), not a KEEP one; or NULL. */
+const struct es_hide_entry *es_hide_find(const char *s, size_t n);
+
+/* Does one path component name match pattern pat (pn bytes, '*' only)? */
+int	es_hide_glob(const char *pat, size_t pn, const char *name);
+
+/*
+ * The list as policy comments, grouped, for `envshim policy --builtin`.
+ * Returns the length (without the NUL), or -1 when buf is too small;
+ * buf NULL measures.
+ */
+long	es_hide_format(char *buf, size_t len);
+
+/* ---- shim/sandbox/expand.c: the entries on this machine (outer, doctor) ---- */
+
+/* A directory the expansion read, kept for the rest of the pass. */
+struct es_hide_dir {
+	char		*dir;
+	char		*names;		/* NUL-separated, in readdir order */
+	unsigned int	*off;		/* name i at names + off[i] */
+	unsigned short	*len;		/* its length */
+	unsigned char	*type;		/* its d_type */
+	unsigned int	*slot;		/* hash table: index + 1, 0 = free */
+	size_t		 n, nslot;
+	unsigned char	 heap;		/* 1: names, 2: the rest, off the heap */
+};
+
+#define ES_HIDE_DIRS	64
+#define ES_HIDE_POOL	(256 * 1024)	/* listings' memory; past it, the heap */
+struct es_hide_dirs {
+	size_t			n;
+	struct es_hide_dir	d[ES_HIDE_DIRS];
+	char			*pool;
+	size_t			 pooled;
+};
+
+/*
+ * Calls fn once for each existing path pat names, with whether it is a
+ * directory (symbolic links followed, as mount(2) will).  Directories a
+ * the walk passes are listed once into dirs (zeroed first,
+ * es_hide_dirs_free after), and answer for their entries without a stat.
+ * Returns 0, or -1 with errno (ENAMETOOLONG, ENOMEM) when it could not
+ * expand.
+ */
+int	es_hide_expand(struct es_hide_dirs *dirs, const char *pat,
+	    const char *home, void (*fn)(void *, const char *, int isdir),
+	    void *ctx);
+void	es_hide_dirs_free(struct es_hide_dirs *);
+
+/* Is path one the builtin list keeps readable (~/.ssh/known_hosts, ...)? */
+int	es_hide_kept(const char *path, const char *home);
+
+#endif
