@@ -37,9 +37,9 @@ PRELOAD		:= $(patsubst shim/%.c,%,$(call room,preload))
 SANDBOX		:= $(patsubst shim/%.c,%,$(call room,sandbox))
 CLI		:= $(patsubst shim/%.c,%,$(call room,cli))
 # What the command takes from the other rooms: --contain computes the
-# launch root's state (root, launch), doctor asks the kernel for Landlock
-# and looks for the hide list's entries on this machine.
-CLI_USES	:= preload/root preload/launch sandbox/landlock sandbox/expand
+# launch root's state (root, launch, session), doctor asks the kernel for
+# Landlock and looks for the hide list's entries on this machine.
+CLI_USES	:= preload/root preload/launch preload/session sandbox/landlock sandbox/expand
 
 LIB_OBJS	:= $(addprefix $(B)/pic/,$(addsuffix .o,$(PRELOAD) $(ENGINE)))
 CMD_OBJS	:= $(addprefix $(B)/obj/,$(addsuffix .o,$(CLI) $(CLI_USES) $(ENGINE)))

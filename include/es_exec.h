@@ -88,6 +88,7 @@ struct es_audit {
 	const char		*handover;	/* agent: the file of its install it */
 						/* handed itself to, or NULL */
 	long			 sandbox;	/* inside: the sandboxed launch's pid, else 0 */
+	const char		*session;	/* the agent run's session name, or NULL */
 	char *const		*envp;		/* the input environment ... */
 	size_t			 n;		/* ... its length ... */
 	const struct es_verdict	*v;		/* ... and its verdicts (or NULL) */

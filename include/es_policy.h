@@ -41,6 +41,8 @@ enum es_reason {
 	ES_R_NORMALISED,	/* "normalised": PATH entries cleaned */
 	ES_R_AGENT,		/* "agent": kept because the target is the agent */
 	ES_R_PROGRAM,		/* "program": kept by a program rule */
+	ES_R_TAME,		/* "tame": an inert taming value, into the sandbox */
+	ES_R_INSIDE,		/* "inside": set inside the sandbox, for inside */
 	ES_R__COUNT
 };
 
@@ -152,6 +154,20 @@ struct es_verdict {
 
 /* Flags for es_filter. */
 #define ES_F_AGENT	0x1	/* target is the agent itself: keep secrets, capabilities */
+/*
+ * The target runs in the sandbox: what an agent sets to tame its tools
+ * (PAGER=cat, GIT_EDITOR=true, git's GIT_CONFIG_* hardening, a
+ * NODE_OPTIONS of memory and warning flags) passes, when its value is
+ * inert (docs/policy.md, "The boundary").
+ */
+#define ES_F_SANDBOX	0x2
+/*
+ * The launching process is inside the sandbox: only the shim's own
+ * entries and the policy's sets are decided; everything else is kept
+ * as the process set it, and an LD_PRELOAD of its own goes after the
+ * shim's.
+ */
+#define ES_F_INSIDE	0x4
 /* A launch of (or inside) program rule i: its keeps apply.  i < ES_MAX_PROGRAMS. */
 #define ES_F_PROGRAM(i)	(0x100u | ((unsigned int)(i) << 16))
 

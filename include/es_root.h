@@ -17,7 +17,7 @@
 #include "es_policy.h"
 
 #define ES_MAX_POPEN	64	/* popen streams open at once */
-#define ES_NFORCED	9	/* LD_PRELOAD and the ENVSHIM_* a child inherits */
+#define ES_NFORCED	10	/* LD_PRELOAD and the ENVSHIM_* a child inherits */
 
 /* What each string of the state may hold, with its NUL. */
 #define ES_CAP_PRELOAD	(ES_PATH_MAX + 16)		/* LD_PRELOAD=... */
@@ -28,10 +28,11 @@
 #define ES_CAP_LAUNCH	(ES_SNAPSHOT_MAX * 34 + 32)	/* ENVSHIM_LAUNCH=... */
 #define ES_CAP_CONFIG	(ES_POLICY_TEXT_MAX + 32)	/* ENVSHIM_CONFIG=... */
 #define ES_CAP_PROGRAM	(ES_PATH_MAX + 64)		/* ENVSHIM_PROGRAM=i:file:line */
+#define ES_CAP_SESSION	(ES_PATH_MAX + 32)		/* ENVSHIM_SESSION=... */
 /* Room for all of them at their largest, the helper and the log path. */
 #define ES_SHIM_TEXT	(1 + ES_CAP_PRELOAD + 2 * ES_PATH_MAX + 2 * ES_CAP_AGENT + \
 			 ES_CAP_TREE + ES_CAP_NS + ES_CAP_WS + ES_CAP_LAUNCH + \
-			 ES_CAP_CONFIG + ES_CAP_PROGRAM)
+			 ES_CAP_CONFIG + ES_CAP_PROGRAM + ES_CAP_SESSION)
 
 /* Contain mode's launch state: present only in the agent's namespace. */
 #define ES_CONTAIN_NAME	"envshim/contain"
@@ -113,6 +114,7 @@ struct es_shim {
 	char			*e_launch;
 	char			*e_config;
 	char			*e_program;	/* the mark: ENVSHIM_PROGRAM=... */
+	char			*e_session;	/* ENVSHIM_SESSION=dir, or "" */
 	size_t			 text_used;
 	struct es_policy	 pol;
 	struct es_snapshot	 snap;
@@ -143,8 +145,10 @@ char	*es_text_keep(struct es_shim *, size_t len);
  * The launch root's work: policy layers (policyfile may be NULL), mode
  * ("audit", "enforce" or NULL), the snapshot of envp, the agent (dev:ino
  * of exe, and its script when exe is an interpreter: argv), the
- * workspace (the working directory).  Fills pol, snap, log_path and the
- * e_config, e_launch, e_agent and e_ws entries.  Never fails: s->broken says.
+ * workspace (the working directory), and, when shells go to the sandbox,
+ * the session (es_session.h), whose tmp/ becomes this process's TMPDIR.
+ * Fills pol, snap, log_path and the e_config, e_launch, e_agent, e_ws
+ * and e_session entries.  Never fails: s->broken says.
  */
 void	 es_root_init(struct es_shim *, const char *policyfile, const char *mode,
 	    char *const *envp, const char *exe, char *const *argv);
@@ -160,6 +164,12 @@ void	 es_root_init(struct es_shim *, const char *policyfile, const char *mode,
 int	 es_agent_install(const char *file, const char *ws, char roots[][ES_PATH_MAX]);
 /* Points s->tree at the ':'-separated directories of value; 0, or -1. */
 int	 es_tree_parse(struct es_shim *, const char *value);
+
+/*
+ * The end of the process the session was made for (the launch root, or
+ * what it became by an exec in place) removes the session: ctor.c.
+ */
+void	 es_shim_end(struct es_shim *);
 
 /* ---- launch.c: async-signal-safe, shared with root.c and the command ---- */
 

@@ -86,5 +86,6 @@ int		 es_cmd_check(int, char **);
 int		 es_cmd_policy(int, char **);
 int		 es_cmd_log(int, char **);
 int		 es_cmd_doctor(int, char **);
+int		 es_cmd_session(int, char **);
 
 #endif

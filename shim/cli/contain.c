@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "es_session.h"
 #include "cmd.h"
 #include "es_root.h"
 
@@ -405,7 +406,7 @@ static size_t
 state_text(const struct es_shim *s, char *buf, size_t cap)
 {
 	const char	*e[] = { s->e_config, s->e_launch, s->e_agent, s->e_tree,
-			    s->e_ws };
+			    s->e_ws, s->e_session };
 	size_t		 i, n = 0, l;
 
 	for (i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
@@ -416,6 +417,19 @@ state_text(const struct es_shim *s, char *buf, size_t cap)
 		n += l;
 	}
 	return n;
+}
+
+/*
+ * The agent never started: the session es_root_init made for it goes
+ * now (a started agent's pid ends it, or the next start).
+ */
+static int
+end_session(const struct es_shim *s, int status)
+{
+	if (s->e_session[0] != '\0')
+		(void)es_session_remove(s->e_session +
+		    sizeof(ES_SESSION_VAR));
+	return status;
 }
 
 int
@@ -448,7 +462,7 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 	    av[1] == NULL ? cmd : av);
 	if (s->broken) {
 		fprintf(stderr, "envshim: %s\n", s->why);
-		return ES_EXIT_FAIL;
+		return end_session(s, ES_EXIT_FAIL);
 	}
 	len = state_text(s, state, ES_CONTAIN_MAX);
 	/* Shells that could not be sandboxed would all be refused: say so now. */
@@ -456,16 +470,17 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 	    (s->pol.sandbox != ES_SANDBOX_OFF &&
 	    s->pol.mode != ES_MODE_AUDIT && nested_userns(&e) == -1)) {
 		fprintf(stderr, "envshim: --contain: %s\n", e.msg);
-		return ES_EXIT_FAIL;
+		return end_session(s, ES_EXIT_FAIL);
 	}
 	/* A dynamic agent's shim reads the file; the environment is for the agent's eyes. */
 	if (putenv(s->e_config) != 0 || putenv(s->e_launch) != 0 ||
 	    (s->e_agent[0] != '\0' && putenv(s->e_agent) != 0) ||
 	    (s->e_tree[0] != '\0' && putenv(s->e_tree) != 0) ||
-	    (s->e_ws[0] != '\0' && putenv(s->e_ws) != 0)) {
+	    (s->e_ws[0] != '\0' && putenv(s->e_ws) != 0) ||
+	    (s->e_session[0] != '\0' && putenv(s->e_session) != 0)) {
 		fprintf(stderr, "envshim: cannot set the environment: %s\n",
 		    strerror(errno));
-		return ES_EXIT_FAIL;
+		return end_session(s, ES_EXIT_FAIL);
 	}
 	for (n = 0; cmd[n] != NULL; n++)
 		;
@@ -479,5 +494,5 @@ es_contain_run(char **cmd, const char *exe, const char *shim,
 	c = errno;
 	fprintf(stderr, "envshim: %s: %s\n", cmd[0],
 	    c == ENOENT ? "command not found" : strerror(c));
-	return c == ENOENT ? ES_EXIT_NOTFOUND : ES_EXIT_NOEXEC;
+	return end_session(s, c == ENOENT ? ES_EXIT_NOTFOUND : ES_EXIT_NOEXEC);
 }

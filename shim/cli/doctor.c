@@ -7,6 +7,7 @@
  * unshares a user namespace; the log directory is really opened), since
  * sysctls only explain a failure, they do not predict success.
  */
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -26,6 +27,7 @@
 
 #include "es_hide.h"
 #include "es_load.h"
+#include "es_session.h"
 #include "cmd.h"
 #include "es_landlock.h"
 
@@ -382,6 +384,104 @@ check_contain(struct doc *d)
 	printf("%s--  %s contain mode: unavailable: %s\n     fix: needs "
 	    "unprivileged user namespaces and overlayfs (Linux 5.11 or "
 	    "later); only agents the shim cannot enter need it\n",
+	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why);
+}
+
+/* "ID ID 1" into a /proc map file of this process. */
+static int
+map_self(const char *file, unsigned long id)
+{
+	char	buf[64];
+	int	fd, n, ok;
+
+	if ((fd = open(file, O_WRONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = snprintf(buf, sizeof(buf), "%lu %lu 1\n", id, id);
+	ok = write(fd, buf, (size_t)n) == n;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * What a session's sandbox mounts, tried in a child: a user and mount
+ * namespace with an overlay (userxattr, volatile) whose upper layer is
+ * in /tmp, as the session's home layer is.  0, or -1 with why.
+ */
+static int
+home_layer_probe(char *why, size_t len)
+{
+	char	dir[] = "/tmp/envshim-probe.XXXXXX", path[64], opts[256];
+	static const char *const sub[] = { "lower", "upper", "work", "merged" };
+	int	p[2], st, e = 0;
+	size_t	i;
+	pid_t	pid;
+
+	if (mkdtemp(dir) == NULL) {
+		snprintf(why, len, "cannot make a directory in /tmp: %s",
+		    strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, sub[i]);
+		(void)mkdir(path, 0700);
+	}
+	snprintf(opts, sizeof(opts), "lowerdir=%s/lower,upperdir=%s/upper,"
+	    "workdir=%s/work,userxattr,volatile", dir, dir, dir);
+	snprintf(path, sizeof(path), "%s/merged", dir);
+	fflush(stdout);
+	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
+		snprintf(why, len, "cannot fork: %s", strerror(errno));
+		(void)es_session_remove(dir);
+		return -1;
+	}
+	if (pid == 0) {
+		uid_t u = getuid();
+		gid_t g = getgid();
+		int fd;
+
+		close(p[0]);
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) == -1)
+			e = errno;
+		else if (map_self("/proc/self/uid_map", u) == -1 ||
+		    ((fd = open("/proc/self/setgroups", O_WRONLY)) != -1 &&
+		    (write(fd, "deny", 4) != 4 || close(fd) == -1)) ||
+		    map_self("/proc/self/gid_map", g) == -1)
+			e = errno ? errno : EPERM;
+		else if (mount("overlay", path, "overlay", 0, opts) == -1)
+			e = errno;
+		(void)!write(p[1], &e, sizeof(e));
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &e, sizeof(e)) != (ssize_t)sizeof(e))
+		e = ECHILD;
+	close(p[0]);
+	(void)waitpid(pid, &st, 0);
+	(void)es_session_remove(dir);
+	if (e == 0)
+		return 0;
+	snprintf(why, len, "an overlay in a user namespace: %s", strerror(e));
+	return -1;
+}
+
+/*
+ * A session's copy-on-write home (docs/design.md, "The session"):
+ * optional, so a failure says what it costs but does not fail the doctor.
+ */
+static void
+check_session(struct doc *d)
+{
+	char	why[ES_PATH_MAX + 256];
+
+	if (home_layer_probe(why, sizeof(why)) == 0) {
+		result(d, 1, "session", "each agent run gets its own /tmp and "
+		    "a copy-on-write home (overlayfs in a user namespace)",
+		    NULL);
+		return;
+	}
+	printf("%s--  %s session home: unavailable: %s\n     the home stays "
+	    "read-only in the sandbox (tools cannot write their caches); "
+	    "fix: Linux 5.11 or later with unprivileged overlayfs\n",
 	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why);
 }
 
@@ -863,6 +963,7 @@ es_cmd_doctor(int argc, char **argv)
 	    sizeof(helper)) == 0 && access(helper, X_OK) == 0 ? helper : NULL);
 	check_files(&d);
 	check_contain(&d);
+	check_session(&d);
 	check_policy(&d, es_cmd_policy_file(file), p);
 	check_system(&d);
 	check_log(&d, p);

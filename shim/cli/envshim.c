@@ -47,6 +47,7 @@ static const char usage_text[] =
 "       envshim policy [--policy FILE] [--builtin]\n"
 "       envshim log [FILE | -] [--policy FILE] [--json] [--since TIME]\n"
 "       envshim doctor [--policy FILE]\n"
+"       envshim session [--all] [--discard]\n"
 "       envshim --help | --version\n"
 "\n"
 "Runs COMMAND (an AI agent) with libenvshim.so preloaded: every program it\n"
@@ -61,6 +62,8 @@ static const char usage_text[] =
 "  policy         print the effective policy, each line with its origin\n"
 "  log            the audit log as a process tree, with a summary\n"
 "  doctor         check that this system can run envshim, and say how to fix it\n"
+"  session        this workspace's agent runs and what their shells wrote\n"
+"                 outside it; --discard removes those whose agent ended\n"
 "\n"
 "To run a program named like a subcommand, write: envshim -- check\n"
 "\n"
@@ -70,7 +73,7 @@ static const char usage_text[] =
 static const char *const inherited[] = {
 	"ENVSHIM_LAUNCH", "ENVSHIM_CONFIG", "ENVSHIM_AGENT",
 	"ENVSHIM_AGENT_TREE", "ENVSHIM_WORKSPACE", "ENVSHIM_SANDBOX_NS",
-	"ENVSHIM_PROGRAM"
+	"ENVSHIM_PROGRAM", "ENVSHIM_SESSION"
 };
 
 /* The shim next to this binary (the build tree), else the installed one. */
@@ -445,6 +448,7 @@ main(int argc, char **argv)
 		{ "policy", "envshim policy", es_cmd_policy },
 		{ "log", "envshim log", es_cmd_log },
 		{ "doctor", "envshim doctor", es_cmd_doctor },
+		{ "session", "envshim session", es_cmd_session },
 	};
 	size_t	i;
 

@@ -24,6 +24,7 @@
 
 struct rec {
 	char	 time[40], hook[32], action[16], would[16], mode[16];
+	char	 session[64];		/* the agent run's session, or "" */
 	char	 path[FIELD_MAX], argv[FIELD_MAX], reason[FIELD_MAX];
 	char	 handover[FIELD_MAX];	/* the agent handed itself to this file */
 	char	*dropped;		/* "NAME (reason), ..." or NULL */
@@ -377,6 +378,8 @@ rec_member(struct parser *ps, const char *key, void *arg)
 		return jlong(ps, &r->sandbox);
 	if (strcmp(key, "hook") == 0)
 		return jstring(ps, r->hook, sizeof(r->hook));
+	if (strcmp(key, "session") == 0)
+		return jstring(ps, r->session, sizeof(r->session));
 	if (strcmp(key, "path") == 0)
 		return jstring(ps, r->path, sizeof(r->path));
 	if (strcmp(key, "action") == 0)
@@ -590,6 +593,9 @@ show(struct rec *rs, size_t i, int depth, int last, char *rails)
 		put(r->handover);
 		putchar('\n');
 	}
+	/* the agent run it belongs to: once, where a tree starts */
+	if (depth == 0 && r->session[0])
+		detail(rails, depth, "session", r->session);
 	if (r->dropped != NULL)
 		detail(rails, depth, audited(r) ? "would drop" : "dropped",
 		    r->dropped);

@@ -359,6 +359,8 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 	if (a->agent && a->handover != NULL)
 		member(&w, "handover", a->handover, 1);
 	member(&w, "mode", a->audit_mode ? "audit" : "enforce", 1);
+	if (a->session != NULL && a->session[0] != '\0')
+		member(&w, "session", a->session, 1);
 	member(&w, "path", a->path, 1);
 	if (!w.cut && open_array(&w, "dropped") == 0)
 		names(&w, a, L_DROPPED);

@@ -30,6 +30,8 @@ static const char *const reason_names[ES_R__COUNT] = {
 	[ES_R_NORMALISED] = "normalised",
 	[ES_R_AGENT] = "agent",
 	[ES_R_PROGRAM] = "program",
+	[ES_R_TAME] = "tame",
+	[ES_R_INSIDE] = "inside",
 };
 
 void
@@ -507,6 +509,7 @@ struct ctx {
 	unsigned			 flags;
 	int				 literals;	/* secret-value rules */
 	const char *const		*forced;
+	const char			*preload;	/* the forced LD_PRELOAD's value */
 	const struct es_program		*prog;		/* ES_F_PROGRAM, or NULL */
 	unsigned char			 first[256];	/* of forced and set names */
 };
@@ -533,6 +536,134 @@ value_verdict(const struct ctx *c, unsigned cls, const char *val, size_t vlen,
 	return V(ES_DROP, ES_R_SECRET_VALUE);
 }
 
+/* Is v (n bytes) exactly one of list? */
+static int
+one_of(const char *const *list, size_t k, const char *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		if (strlen(list[i]) == n && memcmp(list[i], v, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 to 4 decimal digits, as git numbers its GIT_CONFIG_* pairs. */
+static int
+digits(const char *v, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 4)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (v[i] < '0' || v[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* A value that can run nothing: no program but true or cat, no file but /dev/null. */
+static int
+inert(const char *v, size_t n)
+{
+	static const char *const ok[] = { "", ":", "true", "cat", "/dev/null" };
+
+	return one_of(ok, sizeof(ok) / sizeof(ok[0]), v, n);
+}
+
+/* A git config key, section.name: letters, digits, '.' and '-' only. */
+static int
+git_key(const char *v, size_t n)
+{
+	size_t i;
+	int dot = 0;
+
+	for (i = 0; i < n; i++) {
+		if (v[i] == '.')
+			dot = 1;
+		else if (!((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' &&
+		    v[i] <= 'Z') || (v[i] >= '0' && v[i] <= '9') || v[i] == '-'))
+			return 0;
+	}
+	return n > 0 && dot;
+}
+
+/*
+ * NODE_OPTIONS of memory, stack and warning flags only: nothing that
+ * loads a file (--require, -r, --import, --loader) or opens a debugger.
+ */
+static int
+node_inert(const char *v, size_t n)
+{
+	static const char *const flag[] = {
+		"--no-warnings", "--no-deprecation", "--enable-source-maps",
+		"--trace-warnings", "--trace-deprecation", "--trace-uncaught"
+	};
+	static const char *const num[] = {
+		"--max-old-space-size=", "--max-semi-space-size=",
+		"--stack-size=", "--unhandled-rejections=",
+		"--dns-result-order="
+	};
+	size_t i = 0, j, k, l;
+	int ok;
+
+	while (i < n) {
+		while (i < n && (v[i] == ' ' || v[i] == '\t'))
+			i++;
+		for (j = i; j < n && v[j] != ' ' && v[j] != '\t'; j++)
+			;
+		if (j == i)
+			break;
+		ok = one_of(flag, sizeof(flag) / sizeof(flag[0]), v + i, j - i);
+		for (k = 0; !ok && k < sizeof(num) / sizeof(num[0]); k++) {
+			l = strlen(num[k]);
+			if (j - i <= l || memcmp(v + i, num[k], l) != 0)
+				continue;
+			for (ok = 1, l += i; l < j; l++)
+				if (!((v[l] >= 'a' && v[l] <= 'z') ||
+				    (v[l] >= '0' && v[l] <= '9') || v[l] == '-'))
+					ok = 0;
+		}
+		if (!ok)
+			return 0;
+		i = j;
+	}
+	return 1;
+}
+
+/*
+ * What an agent sets to tame the tools it runs, with a value that does
+ * only that: the pager, the editor and git's config switched off, memory
+ * for node.  Names compare exactly, as the tools read them.
+ */
+static int
+tame(const char *s, size_t nlen, const char *v, size_t vlen)
+{
+	static const char *const cmd[] = {
+		"PAGER", "GIT_PAGER", "MANPAGER", "EDITOR", "VISUAL",
+		"GIT_EDITOR", "GIT_SEQUENCE_EDITOR"
+	};
+	static const char *const file[] = { "GIT_CONFIG_GLOBAL",
+	    "GIT_CONFIG_SYSTEM" };
+	static const char *const yes[] = { "1", "true", "yes" };
+
+	if (one_of(cmd, sizeof(cmd) / sizeof(cmd[0]), s, nlen))
+		return inert(v, vlen);
+	if (one_of(file, 2, s, nlen))
+		return vlen == 9 && memcmp(v, "/dev/null", 9) == 0;
+	if (nlen == 19 && memcmp(s, "GIT_CONFIG_NOSYSTEM", 19) == 0)
+		return one_of(yes, 3, v, vlen);
+	if (nlen == 16 && memcmp(s, "GIT_CONFIG_COUNT", 16) == 0)
+		return digits(v, vlen);
+	if (nlen > 15 && memcmp(s, "GIT_CONFIG_KEY_", 15) == 0)
+		return digits(s + 15, nlen - 15) && git_key(v, vlen);
+	if (nlen > 17 && memcmp(s, "GIT_CONFIG_VALUE_", 17) == 0)
+		return digits(s + 17, nlen - 17) && inert(v, vlen);
+	if (nlen == 12 && memcmp(s, "NODE_OPTIONS", 12) == 0)
+		return node_inert(v, vlen);
+	return 0;
+}
+
 /* One entry's fate, on its own (copies are reconciled by the caller). */
 static unsigned
 decide(const struct ctx *c, const char *s, size_t nlen,
@@ -546,20 +677,28 @@ decide(const struct ctx *c, const char *s, size_t nlen,
 	int agent = (c->flags & ES_F_AGENT) != 0;
 
 	int named = c->first[ns->w[0] & 0xff];
+	int inside = (c->flags & ES_F_INSIDE) != 0;
 
+	/* inside, the process's own preloads go after the shim's (rewrite) */
+	if (inside && nlen == 10 && memcmp(s, "LD_PRELOAD", 10) == 0)
+		return V(ES_REWRITE, ES_R_INSIDE);
 	for (k = 0; named && c->forced != NULL && c->forced[k] != NULL; k++)
 		if (same_name(c->forced[k], s, nlen))
 			return V(ES_DROP, ES_R_LOCKED);
 	cls = es_names_class_i(p->names_ix, s, nlen, ns);
 	if (cls & ES_NC_LOCKED)
 		return V(ES_DROP, ES_R_LOCKED);
-	if ((ns->w[0] & 0xffffff) == ('L' | 'D' << 8 | '_' << 16))	/* LD_* */
+	if (!inside &&
+	    (ns->w[0] & 0xffffff) == ('L' | 'D' << 8 | '_' << 16))	/* LD_* */
 		return V(ES_DROP, ES_R_INJECTION);
 	for (k = 0; named && k < p->nsets; k++)
 		if (same_name(p->sets[k].s, s, nlen))
 			return V(ES_DROP, ES_R_POLICY);
 	if (c->prog != NULL && program_keeps(c->prog, s, nlen) != NULL)
 		return V(ES_KEEP, ES_R_PROGRAM);
+	/* nothing set inside can leave: the boundary filtered what came in */
+	if (inside)
+		return V(ES_KEEP, ES_R_INSIDE);
 
 	if (p->nrules != 0 && (rl = user_rule(p, s, nlen)) != NULL) {
 		switch (rl->kind) {
@@ -585,6 +724,9 @@ decide(const struct ctx *c, const char *s, size_t nlen,
 		}
 	}
 
+	if ((c->flags & ES_F_SANDBOX) &&
+	    (cls & (ES_NC_INJECTION | ES_NC_CHANGED)) && tame(s, nlen, val, vlen))
+		return V(ES_KEEP, ES_R_TAME);
 	if ((cls & ES_NC_INJECTION) || (vlen >= 2 && val[0] == '(' &&
 	    val[1] == ')'))
 		return V(ES_DROP, ES_R_INJECTION);
@@ -653,8 +795,42 @@ path_rewrite(const struct ctx *c, struct scratch *sc, const char *val,
 }
 
 /*
- * Pass 2 for a rewrite of the first copy: PATH or URL userinfo.  Fills
- * *res with the new string in scratch, or changes the verdict.
+ * Inside: the shim's path (pre, the forced entry's value) then the
+ * entries of val that are not the shim, ':'-separated as ld.so reads
+ * them, after "NAME=" at out (room bytes).  Returns the value's length,
+ * or -1 when val adds nothing or it does not fit.
+ */
+static long
+preload_merge(const char *pre, const char *val, size_t vlen, char *out,
+    size_t room)
+{
+	size_t plen = strlen(pre), o, i = 0, j;
+
+	if (plen + 1 > room)
+		return -1;
+	memcpy(out, pre, plen);
+	o = plen;
+	while (i < vlen) {
+		while (i < vlen && (val[i] == ' ' || val[i] == ':'))
+			i++;
+		for (j = i; j < vlen && val[j] != ' ' && val[j] != ':'; j++)
+			;
+		if (j > i && !(j - i == plen && memcmp(val + i, pre, plen) == 0)) {
+			if (o + 1 + (j - i) + 1 > room)
+				return -1;
+			out[o++] = ':';
+			memcpy(out + o, val + i, j - i);
+			o += j - i;
+		}
+		i = j;
+	}
+	return o == plen ? -1 : (long)o;
+}
+
+/*
+ * Pass 2 for a rewrite of the first copy: PATH, URL userinfo, or an
+ * LD_PRELOAD inside.  Fills *res with the new string in scratch, or
+ * changes the verdict.
  */
 static unsigned
 rewrite(const struct ctx *c, struct scratch *sc, const char *s, size_t nlen,
@@ -666,7 +842,12 @@ rewrite(const struct ctx *c, struct scratch *sc, const char *s, size_t nlen,
 	long n;
 
 	memcpy(out, s, nlen + 1);
-	if ((verdict >> 8) == ES_R_NORMALISED) {
+	if ((verdict >> 8) == ES_R_INSIDE) {
+		n = c->preload == NULL ? -1 : preload_merge(c->preload, val,
+		    vlen, out + nlen + 1, sc->textlen - sc->textused - nlen - 1);
+		if (n < 0)
+			return V(ES_DROP, ES_R_LOCKED);	/* the shim's stands */
+	} else if ((verdict >> 8) == ES_R_NORMALISED) {
 		n = path_rewrite(c, sc, val, vlen, out + nlen + 1);
 		if (n < 0)
 			return V(ES_DROP, ES_R_UNSAFE_VALUE);
@@ -701,12 +882,13 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 {
 	struct ctx c;
 	struct scratch sc;
-	size_t i, k, bytes = 0, no = 0;
+	size_t i, k, bytes = 0, no = 0, pre = (size_t)-1;
 
 	c.p = p;
 	c.snap = snap;
 	c.flags = flags;
 	c.forced = forced;
+	c.preload = NULL;
 	c.prog = NULL;
 	if ((flags & ES_F_PROGRAM(0)) && (flags >> 16) < p->nprograms)
 		c.prog = &p->programs[flags >> 16];
@@ -725,6 +907,10 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 	for (k = 0; forced != NULL && forced[k] != NULL; k++) {
 		if (no + 1 >= outcap)
 			return -1;
+		if (strncmp(forced[k], "LD_PRELOAD=", 11) == 0) {
+			c.preload = forced[k] + 11;
+			pre = no;
+		}
 		out[no++] = forced[k];
 	}
 
@@ -799,6 +985,11 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 			sc.why[i] = (unsigned char)(d >> 8);
 			if (sc.act[i] == ES_DROP) {
 				sc.gdrop[i] = (unsigned char)(1 + sc.why[i]);
+				continue;
+			}
+			/* the merged preload takes the shim's own place */
+			if (sc.why[i] == ES_R_INSIDE && pre != (size_t)-1) {
+				out[pre] = res;
 				continue;
 			}
 		}

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "es_load.h"
+#include "es_session.h"
 #include "shim.h"
 
 extern char **environ;
@@ -120,6 +121,7 @@ init_child(struct es_shim *s, char *const *vars)
 	keep_var(s, vars, &s->e_launch, ES_CAP_LAUNCH, "ENVSHIM_LAUNCH");
 	keep_var(s, vars, &s->e_tree, ES_CAP_TREE, "ENVSHIM_AGENT_TREE");
 	keep_var(s, vars, &s->e_ws, ES_CAP_WS, "ENVSHIM_WORKSPACE");
+	keep_var(s, vars, &s->e_session, ES_CAP_SESSION, ES_SESSION_VAR);
 	keep_var(s, vars, &s->e_program, ES_CAP_PROGRAM, "ENVSHIM_PROGRAM");
 	/* s is static and this process fresh: its policy is still all zero. */
 	if (cfg == NULL)
@@ -568,6 +570,8 @@ es_shim_init(struct es_shim *s, char **argv)
 		s->forced[k++] = s->e_ws;
 	if (s->e_ns[0] != '\0')
 		s->forced[k++] = s->e_ns;
+	if (s->e_session[0] != '\0')
+		s->forced[k++] = s->e_session;
 	if (s->e_program[0] != '\0')
 		s->forced[k++] = s->e_program;
 	s->forced[k] = NULL;
@@ -584,4 +588,22 @@ es_shim_init(struct es_shim *s, char **argv)
 	} else if (!s->broken && s->program != 0 && s->pol.protect_self)
 		/* What a program rule kept is as secret as the agent's. */
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+/*
+ * The session ends with the process it was made for: the launch root, or
+ * what that became by an exec in place (its pid stays).  A fork of it, a
+ * tool, or anything inside the sandbox (other pids, or its own pid
+ * namespace's) leaves it alone.
+ */
+void
+es_shim_end(struct es_shim *s)
+{
+	const char *dir = s->e_session;
+
+	if (dir == NULL || dir[0] == '\0' || s->inside)
+		return;
+	dir += sizeof(ES_SESSION_VAR);
+	if (es_session_pid(dir) == getpid())
+		(void)es_session_remove(dir);
 }

@@ -805,3 +805,11 @@ es_init(int argc, char **argv, char **envp)
 	}
 	st.ready = 1;
 }
+
+/* The agent's end is its session's (es_shim_end). */
+__attribute__((destructor)) static void
+es_fini(void)
+{
+	if (st.ready)
+		es_shim_end(&st);
+}

@@ -825,6 +825,10 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	base += align8((argc + 8) * sizeof(char *));
 	pl->logbuf = base;
 	base += ES_LOG_LINE;
+	if (s->inside)
+		flags |= ES_F_INSIDE;
+	if (pl->action == ES_A_SANDBOX)
+		flags |= ES_F_SANDBOX;
 	k = es_filter(p, &s->snap, flags, pl->in, pl->n,
 	    forced, pl->envp, outcap, pl->v, base, scratch);
 	if (k < 0) {
@@ -883,6 +887,17 @@ who(struct es_audit *a, long pid)
 	a->ppid = pid == ES_PID_SELF ? (long)getppid() : (long)getpid();
 }
 
+/* The session's name (its directory's last component), or NULL. */
+static const char *
+session_name(const struct es_shim *s)
+{
+	const char *d = s->e_session, *b;
+
+	if (d == NULL || d[0] == '\0' || (b = strrchr(d, '/')) == NULL)
+		return NULL;
+	return b + 1;
+}
+
 /* One record for this launch. */
 void
 es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, char *const *argv)
@@ -904,6 +919,7 @@ es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, char *c
 	a.reason = pl->why;
 	a.inside = s->inside;
 	a.sandbox = s->sandbox_pid;
+	a.session = session_name(s);
 	a.agent = pl->agent;
 	a.handover = pl->agent ? pl->handover : NULL;
 	a.audit_mode = audit;
@@ -948,6 +964,7 @@ es_log_refusal(const struct es_shim *s, const char *hook, const char *path, char
 	a.reason = why;
 	a.inside = s->inside;
 	a.sandbox = s->sandbox_pid;
+	a.session = session_name(s);
 	a.p = &s->pol;
 	len = es_audit_format(&a, buf, sizeof(buf));
 	if (len > 0)

@@ -19,6 +19,7 @@
 #include "es_load.h"
 #include "es_pkg.h"
 #include "es_root.h"
+#include "es_session.h"
 
 /* Is one of a and b (clean absolute paths) the other or under it? */
 static int
@@ -176,7 +177,7 @@ es_text_init(struct es_shim *s)
 {
 	char **p[] = { &s->helper, &s->log_path, &s->e_preload, &s->e_agent,
 	    &s->e_agent_self, &s->e_tree, &s->e_ns, &s->e_ws, &s->e_launch,
-	    &s->e_config, &s->e_program };
+	    &s->e_config, &s->e_program, &s->e_session };
 	size_t i;
 
 	if (s->text_used == 0) {
@@ -322,6 +323,36 @@ root_install(struct es_shim *s, const char *exe, char *const *argv,
 }
 
 /*
+ * One session for the run, when shells go to the sandbox: its tmp/ is
+ * the agent's temp directory under every name agents read, so what the
+ * agent hands its shells through TMPDIR (Claude Code's cwd file) is where
+ * they look.  Without one (no /tmp, a base dir not ours) every sandbox
+ * gets a private /tmp of its own, as before: less works, nothing opens.
+ */
+static void
+start_session(struct es_shim *s)
+{
+	static const char *const names[] = {
+		"TMPDIR", "TMP", "TEMP", "CLAUDE_CODE_TMPDIR"
+	};
+	char dir[ES_PATH_MAX], tmp[ES_PATH_MAX + 8];
+	const char *why;
+	size_t i;
+
+	if (s->pol.sandbox == ES_SANDBOX_OFF || s->pol.mode == ES_MODE_AUDIT ||
+	    es_session_start(dir, sizeof(dir), &why) != 0)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		(void)setenv(names[i], tmp, 1);
+	s->e_session = es_text_put(s, ES_CAP_SESSION, ES_SESSION_VAR, dir);
+	if (s->e_session == NULL) {
+		(void)es_session_remove(dir);
+		s->e_session = s->text;
+	}
+}
+
+/*
  * The agent itself: read the layers from disk, take the snapshot of envp
  * and record what children must inherit.  A bad policy sets s->broken:
  * the agent keeps running and every launch it makes is refused.
@@ -403,4 +434,5 @@ es_root_init(struct es_shim *s, const char *policyfile, const char *mode,
 	if (len > 0 && t[15 + len - 1] == '\n')
 		len--;		/* tidier in `env` output */
 	s->e_config = es_text_keep(s, 15 + (size_t)len);
+	start_session(s);
 }

@@ -359,6 +359,55 @@ make_target(const char *path, int dir)
 }
 
 /*
+ * The session's tmp/ at /tmp and at its own path (the agent's TMPDIR, so
+ * a path the agent computed resolves inside too), var-tmp/ at /var/tmp:
+ * what one command of the run leaves there, the next one finds.  The
+ * own-path mount point is made in tmp/ itself, which /tmp now is.
+ */
+static void
+session_tmp(const struct es_sbx_plan *pl, int tfd, int vfd)
+{
+	char fp[40];
+	struct stat st;
+
+	fdpath(fp, sizeof(fp), tfd);
+	if (mount(fp, "/tmp", NULL, MS_BIND, NULL) == -1 ||
+	    remount("/tmp", 0) == -1 || make_target(pl->s_tmp, 1) == -1 ||
+	    mount(fp, pl->s_tmp, NULL, MS_BIND, NULL) == -1 ||
+	    remount(pl->s_tmp, 0) == -1)
+		es_sbx_fail(pl, ES_S_TMP, -1);
+	close(tfd);
+	/* a /var/tmp that is a link (to /tmp) is left as it is */
+	if (lstat("/var/tmp", &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (mount(fdpath(fp, sizeof(fp), vfd), "/var/tmp", NULL, MS_BIND,
+	    NULL) == -1 || remount("/var/tmp", 0) == -1))
+		es_sbx_fail(pl, ES_S_TMP, -1);
+	close(vfd);
+}
+
+/* Is plan.mnt[i] the home, kept at its path, under a layer of its own? */
+static int
+home_kept(const struct es_sbx_plan *pl, size_t i)
+{
+	return pl->s_ovl != NULL && pl->mnt[i].kind == ES_MK_KEEP &&
+	    strcmp(pl->mnt[i].path, pl->s_home) == 0;
+}
+
+/*
+ * The home as the session's overlay (plan.c, plan_home): the real home
+ * read-only below, the session's layer above.  The binds that follow
+ * (the workspace, rw paths, the agents' own state) go on top, to the
+ * real directories, and so do the hidden paths.  A kernel that refuses
+ * the overlay leaves the home read-only, as without a session.
+ */
+static int
+home_layer(const struct es_sbx_plan *pl)
+{
+	return mount("overlay", pl->s_home, "overlay", MS_NOSUID | MS_NODEV,
+	    pl->s_ovl);
+}
+
+/*
  * home private: an empty tmpfs over the home before the binds (the paths
  * bound back, the workspace, the log), read-only once they are in.
  */
@@ -384,8 +433,9 @@ home_private(const struct es_sbx_plan *pl, int seal)
  * built: each becomes a bind of one empty file or one empty directory of
  * a small read-only tmpfs, so a tool reads nothing where it expects a
  * file (not EACCES, which yarn 1 dies of), writes get EROFS, and stat
- * shows no size and no names of what was there.  The tmpfs sits on /tmp
- * only while the binds are made; the binds hold it after the detach.
+ * shows no size and no names of what was there.  The tmpfs sits on
+ * /dev/shm only while the binds are made; the binds hold it after the
+ * detach.
  */
 static void
 hide_paths(const struct es_sbx_plan *pl)
@@ -400,22 +450,29 @@ hide_paths(const struct es_sbx_plan *pl)
 			break;
 	if (i == pl->nmnt)
 		return;
-	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-	    "mode=0755,size=4k,nr_inodes=4") == -1 ||
-	    (f = openat(AT_FDCWD, "/tmp/f", O_CREAT | O_EXCL | O_WRONLY |
+	/*
+	 * The scratch tmpfs goes on /dev/shm, where nothing to hide lives:
+	 * on /tmp it would cover, while the binds are made, a home or
+	 * workspace a session binds back under /tmp, and its hidden paths
+	 * would be missed (ENOENT) and shown after the detach.
+	 */
+	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV |
+	    MS_NOEXEC, "mode=0755,size=4k,nr_inodes=4") == -1 ||
+	    (f = openat(AT_FDCWD, "/dev/shm/f", O_CREAT | O_EXCL | O_WRONLY |
 	    O_CLOEXEC, 0600)) == -1 || close(f) == -1 ||
-	    mkdir("/tmp/d", 0700) == -1 || remount("/tmp", 1) == -1)
+	    mkdir("/dev/shm/d", 0700) == -1 || remount("/dev/shm", 1) == -1)
 		es_sbx_fail(pl, ES_S_HIDE, -1);
 	for (; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
 		if (m->kind != ES_MK_HIDE_DIR && m->kind != ES_MK_HIDE_FILE)
 			continue;
 		/* ENOENT: under the private /tmp or /dev, or a hidden dir */
-		if (mount(m->kind == ES_MK_HIDE_DIR ? "/tmp/d" : "/tmp/f",
-		    m->path, NULL, MS_BIND, NULL) == -1 && errno != ENOENT)
+		if (mount(m->kind == ES_MK_HIDE_DIR ? "/dev/shm/d" :
+		    "/dev/shm/f", m->path, NULL, MS_BIND, NULL) == -1 &&
+		    errno != ENOENT)
 			es_sbx_fail(pl, ES_S_HIDE, (int)i);
 	}
-	if (umount2("/tmp", MNT_DETACH) == -1)
+	if (umount2("/dev/shm", MNT_DETACH) == -1)
 		es_sbx_fail(pl, ES_S_HIDE, -1);
 }
 
@@ -425,7 +482,7 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 {
 	const struct es_sbx_mnt *m;
 	char tmp[ES_PATH_MAX], fp[40];
-	int src[ES_SBX_NMNT];
+	int src[ES_SBX_NMNT], tfd = -1, vfd = -1, layered;
 	struct stat st;
 	size_t i, off;
 
@@ -433,20 +490,40 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 	 * No MS_SLAVE pass: copying a mount namespace into a new user
 	 * namespace already turns shared mounts into slaves.
 	 */
-	if (root_ro() == -1)
-		es_sbx_fail(pl, ES_S_ROOT_RO, -1);
-	/* hold the writable paths: the private /tmp or home may cover them */
+	/*
+	 * Hold the writable paths: the private /tmp or home may cover them.
+	 * The real ones, before the home's layer covers those below it; the
+	 * home kept under /tmp, after: it is the layered view that goes back.
+	 * The layer is mounted while its upper directory is still writable.
+	 */
 	for (i = 0; i < pl->nmnt; i++) {
 		src[i] = -1;
 		if ((pl->mnt[i].kind == ES_MK_RW ||
 		    pl->mnt[i].kind == ES_MK_KEEP ||
-		    pl->mnt[i].kind == ES_MK_BACK) &&
+		    pl->mnt[i].kind == ES_MK_BACK) && !home_kept(pl, i) &&
 		    (src[i] = openat(AT_FDCWD, pl->mnt[i].path,
 		    O_PATH | O_CLOEXEC)) == -1)
 			es_sbx_fail(pl, ES_S_BIND, (int)i);
 	}
+	layered = pl->s_ovl != NULL && home_layer(pl) == 0;
+	if (root_ro() == -1)
+		es_sbx_fail(pl, ES_S_ROOT_RO, -1);
+	if (layered && remount(pl->s_home, 0) == -1)
+		es_sbx_fail(pl, ES_S_WRITABLE, -1);
+	for (i = 0; i < pl->nmnt; i++)
+		if (home_kept(pl, i) && (src[i] = openat(AT_FDCWD,
+		    pl->mnt[i].path, O_PATH | O_CLOEXEC)) == -1)
+			es_sbx_fail(pl, ES_S_BIND, (int)i);
 	home_private(pl, 0);
-	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+	if (pl->s_tmp != NULL &&
+	    ((tfd = openat(AT_FDCWD, pl->s_tmp, O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1 ||
+	    (vfd = openat(AT_FDCWD, pl->s_vartmp, O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1))
+		es_sbx_fail(pl, ES_S_TMP, -1);
+	if (pl->s_tmp != NULL)
+		session_tmp(pl, tfd, vfd);
+	else if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
 	    "mode=1777") == -1)
 		es_sbx_fail(pl, ES_S_TMP, -1);
 	if (pl->tmpsub != NULL) {

@@ -210,6 +210,50 @@ audit_unconfined(const struct es_policy *p, const char *log,
 	}
 }
 
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC	(1U << 2)
+#endif
+
+/* Marks lo..hi close-on-exec: close_range (5.11+), else one fcntl each. */
+static void
+cloexec_range(unsigned int lo, unsigned int hi)
+{
+	struct rlimit rl;
+	unsigned int fd;
+	int f;
+
+	if (lo > hi || syscall(SYS_close_range, lo, hi, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur > 65536)
+		rl.rlim_cur = 65536;
+	for (fd = lo; fd <= hi && fd < rl.rlim_cur; fd++)
+		if ((f = fcntl((int)fd, F_GETFD)) != -1 && !(f & FD_CLOEXEC))
+			(void)fcntl((int)fd, F_SETFD, f | FD_CLOEXEC);
+}
+
+/*
+ * Only stdin, stdout and stderr cross into the sandbox, as sudo closes
+ * the rest: a descriptor the agent left inheritable (a credential file,
+ * a socket) is closed at the command's exec.  The one a descriptor
+ * launch names (/proc/self/fd/N, fexecve's) stays for that exec.
+ */
+static void
+only_stdio(const char *path)
+{
+	unsigned int keep = 0;
+	const char *p;
+
+	if (strncmp(path, "/proc/self/fd/", 14) == 0)
+		for (p = path + 14; *p >= '0' && *p <= '9' && keep < 1u << 20; p++)
+			keep = keep * 10 + (unsigned int)(*p - '0');
+	if (keep < 3) {
+		cloexec_range(3, ~0U);
+		return;
+	}
+	cloexec_range(3, keep - 1);
+	cloexec_range(keep + 1, ~0U);
+}
+
 /* Ends the outer the way the command ended: same status, same signal. */
 static void __attribute__((noreturn))
 mirror(int st)
@@ -372,8 +416,10 @@ main(int argc, char *argv[])
 	pl.gid = getgid();
 	pl.netns = !pol.network;
 	log = es_sbx_log_path(&pol, home);
+	es_sbx_plan_session(&pl, home);
 	es_sbx_plan_mounts(&pl, &pol, home, log);
 
+	only_stdio(pl.path);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		es_sbx_refuse("PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||

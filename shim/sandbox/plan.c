@@ -201,8 +201,9 @@ add_rw(struct es_sbx_plan *pl, const char *path)
 
 /*
  * Files that must stay visible inside, read-only, also under /tmp, which
- * the private /tmp covers: the shim (the shells' children are filtered by
- * it, and records from inside reach the log) and the command itself.
+ * the private /tmp covers (and /var/tmp, which a session's covers): the
+ * shim (the shells' children are filtered by it, and records from inside
+ * reach the log), the command itself, and the home.
  */
 static void
 keep_file(struct es_sbx_plan *pl, const char *path)
@@ -212,7 +213,8 @@ keep_file(struct es_sbx_plan *pl, const char *path)
 	if (path == NULL || path[0] != '/' || (rp = realpath(path, NULL)) == NULL)
 		return;
 	/* elsewhere the read-only root shows it; the workspace is bound */
-	if (!covers("/tmp", rp) || (pl->ws != NULL && covers(pl->ws, rp))) {
+	if (!(covers("/tmp", rp) || (pl->s_tmp != NULL &&
+	    covers("/var/tmp", rp))) || (pl->ws != NULL && covers(pl->ws, rp))) {
 		free(rp);
 		return;
 	}
@@ -255,6 +257,18 @@ struct hide_ctx {
 	uint64_t		 seen[2 * ES_HIDE_MOUNTS];	/* hashes, 0 = free */
 	const char		*home;
 	int			 builtin;	/* KEEP applies to builtin entries only */
+};
+/*
+ * What an agent's own shell machinery writes and the agent reads back,
+ * outside the sandbox: bound writable at its real path when it exists,
+ * each with the agent it serves (docs/envshim-sandbox.1).
+ */
+static const struct {
+	const char	*path;
+	const char	*agent;
+} agent_state[] = {
+	{ "~/.claude/shell-snapshots", "Claude Code: the shell snapshot its "
+	    "first shell writes and every later one sources" },
 };
 
 /*
@@ -438,12 +452,19 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	char buf[64];
 	size_t i;
 
+	keep_file(pl, home);	/* first: what is bound below it goes on top */
 	plan_home_private(pl, p, home);
 	add_rw(pl, pl->ws);
 	for (i = 0; i < p->nrw; i++) {
 		char *e = expand(p->rw[i].s, home, pl->ws);
 
 		add_rw(pl, e);	/* keeps its own realpath */
+		free(e);
+	}
+	for (i = 0; i < sizeof(agent_state) / sizeof(agent_state[0]); i++) {
+		char *e = expand(agent_state[i].path, home, pl->ws);
+
+		add_rw(pl, e);
 		free(e);
 	}
 	if (log != NULL)
@@ -473,9 +494,87 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	}
 	/* a $TMPDIR below /tmp must exist in the private /tmp too */
 	tmpdir = getenv("TMPDIR");
-	if (tmpdir != NULL && strncmp(tmpdir, "/tmp/", 5) == 0 &&
+	if (tmpdir != NULL && pl->s_tmp == NULL && strncmp(tmpdir, "/tmp/", 5) == 0 &&
 	    tmpdir[5] != '\0' && strchr(tmpdir + 5, '/') == NULL)
 		pl->tmpsub = tmpdir + 5;
+}
+
+/* A directory of this user's, not a link, closed to everyone else. */
+static int
+own_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == getuid() && (st.st_mode & 077) == 0;
+}
+
+/*
+ * The agent run's session ($ENVSHIM_SESSION, made by the launch root):
+ * its tmp/ and var-tmp/ become /tmp and /var/tmp, shared by every
+ * command of the run.  Only a session directory of this user's base
+ * (es_session.h) counts; anything else keeps the private /tmp.
+ */
+/*
+ * The home as a copy-on-write view: the real home read-only below, the
+ * session's home/ above, where what tools write there lands (caches,
+ * ~/.npm, pip --user), seen by the run's later commands and never by the
+ * real home.  Each command mounts its own overlay with a work directory
+ * of its own (work/PID); they share the upper layer.  A path overlay's
+ * option string cannot carry (',', ':', '\\') leaves the home read-only.
+ */
+static void
+plan_home(struct es_sbx_plan *pl, const char *d, const char *home)
+{
+	char up[ES_PATH_MAX], wk[ES_PATH_MAX], opts[3 * ES_PATH_MAX + 64];
+	char *h;
+
+	if (home == NULL || (h = realpath(home, NULL)) == NULL)
+		return;
+	snprintf(up, sizeof(up), "%s/home", d);
+	snprintf(wk, sizeof(wk), "%s/work", d);
+	if (strpbrk(h, ",:\\") != NULL || strpbrk(d, ",:\\") != NULL ||
+	    strcmp(h, "/") == 0 || !own_dir(up) ||
+	    (mkdir(wk, 0700) == -1 && errno != EEXIST) || !own_dir(wk)) {
+		free(h);
+		return;
+	}
+	snprintf(wk, sizeof(wk), "%s/work/%ld", d, (long)pl->outer);
+	if (mkdir(wk, 0700) == -1 && errno != EEXIST) {
+		free(h);
+		return;
+	}
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,"
+	    "userxattr,volatile", h, up, wk);
+	pl->s_home = h;
+	pl->s_ovl = xstrdup(opts);
+}
+
+void
+es_sbx_plan_session(struct es_sbx_plan *pl, const char *home)
+{
+	const char *d = getenv("ENVSHIM_SESSION");
+	char base[64], buf[ES_PATH_MAX], *t, *v;
+	size_t n;
+
+	n = (size_t)snprintf(base, sizeof(base), "/tmp/envshim-%lu/",
+	    (unsigned long)pl->uid);
+	if (d == NULL || strncmp(d, base, n) != 0 || d[n] == '\0' ||
+	    d[n] == '.' || strchr(d + n, '/') != NULL ||
+	    strlen(d) + 16 > sizeof(buf) || !own_dir(d))
+		return;
+	snprintf(buf, sizeof(buf), "%s/tmp", d);
+	t = xstrdup(buf);
+	snprintf(buf, sizeof(buf), "%s/var-tmp", d);
+	v = xstrdup(buf);
+	if (!own_dir(t) || !own_dir(v)) {
+		free(t);
+		free(v);
+		return;
+	}
+	pl->s_tmp = t;
+	pl->s_vartmp = v;
+	plan_home(pl, d, home);
 }
 
 /* The environment as received, plus the namespace identity slot. */

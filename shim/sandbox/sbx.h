@@ -64,6 +64,10 @@ struct es_sbx_plan {
 	const char	*ws;
 	const char	*cwd;
 	const char	*tmpsub;	/* $TMPDIR below /tmp, or NULL */
+	const char	*s_tmp;		/* the session's tmp/: /tmp, or NULL */
+	const char	*s_vartmp;	/* the session's var-tmp/: /var/tmp */
+	const char	*s_home;	/* the home, under the session's layer, */
+	const char	*s_ovl;		/* ... with these overlay options, or NULL */
 	uid_t		 uid;
 	gid_t		 gid;
 	int		 netns;
@@ -100,6 +104,7 @@ char	*es_sbx_workspace(const char *home);
 char	*es_sbx_log_path(const struct es_policy *, const char *home);
 void	 es_sbx_plan_mounts(struct es_sbx_plan *, const struct es_policy *,
 	    const char *home, const char *log);
+void	 es_sbx_plan_session(struct es_sbx_plan *, const char *home);
 
 /* init.c: pid 1 of the new namespaces; never returns. */
 void	 es_sbx_init(struct es_sbx_plan *) __attribute__((noreturn));

@@ -33,9 +33,9 @@ row() {
 	row 'cat /proc/<agent pid>/environ' 'key read' denied
 }
 
-@test "the sandbox hides ~/.ssh and keeps ~/.bashrc read-only" {
+@test "the sandbox hides ~/.ssh and keeps the real ~/.bashrc unchanged" {
 	row 'bash: cat ~/.ssh/id_ed25519' 'key read' hidden
-	row 'bash: echo \.\.\. >> ~/.bashrc' written refused
+	row 'bash: echo \.\.\. >> ~/.bashrc' written 'kept out'
 }
 
 @test "a child's LD_PRELOAD is the shim, never the agent's choice" {

@@ -590,6 +590,54 @@ def nobody_dirs():
     return dirs
 
 
+def nobody_session():
+    """A session directory as the launch root makes it (es_session.h), for
+    uid 65534: what a sandboxed command of a running agent run joins."""
+    base = "/tmp/envshim-%d" % (NOBODY if os.geteuid() == 0 else os.getuid())
+    if not os.path.isdir(base):
+        os.mkdir(base, 0o700)
+        if os.geteuid() == 0:
+            os.chown(base, NOBODY, NOBODY)
+    d = tempfile.mkdtemp(prefix="bench.", dir=base)
+    for sub in ("", "tmp", "var-tmp", "home"):
+        p = os.path.join(d, sub)
+        if sub:
+            os.mkdir(p, 0o700)
+        if os.geteuid() == 0:
+            os.chown(p, NOBODY, NOBODY)
+    return d
+
+
+def bench_session_start(ws, hd):
+    """The launch root's part of a session, once per agent: make the
+    directory, point TMPDIR at it, remove it at exit.  Each /bin/true is
+    a launch root (no ENVSHIM_LAUNCH); 'sandbox off' makes no session."""
+    bench = "agent start: the launch root with a session (uid 65534)"
+    pol = os.path.join(ws, "off.policy")
+    with open(pol, "w") as f:
+        f.write("sandbox off\n")
+    os.chmod(pol, 0o644)
+    if os.geteuid() == 0:
+        os.chown(pol, NOBODY, NOBODY)
+    # spawn -l: the shim is preloaded into the children only
+    base = clean_env(hd)
+    off = dict(base, ENVSHIM_POLICY=pol)
+    cfgs = []
+    for n, e in (("session", base), ("sandbox off (no session)", off)):
+        cmd = nobody_prefix() + [os.path.join(BB, "spawn")] + CPU + \
+            ["-l", SHIM, "posix_spawn", str(SBX_N * 10), "/bin/true"]
+        cfgs.append((n, cmd, e, ws))
+        commands.append((bench + ", " + n, show_cmd(
+            {} if n == "session" else {"ENVSHIM_POLICY": "off.policy"},
+            cmd)))
+    s, broken = alternate(cfgs, SBX_ROUNDS, "session start")
+    for n, _, _, _ in cfgs:
+        if n in broken:
+            missing(bench, n, broken[n])
+            continue
+        rows.append((bench, n, "%.3f ms" % (statistics.median(s[n]) / 1e6),
+                     ratios(s, n, (("sandbox off (no session)", "no session"),)),
+                     "", ""))
 # What a developer's home holds: credential stores the hide list names
 # (the sandbox finds and hides each at every start) among ordinary files.
 SBX_STORES = [
@@ -646,6 +694,7 @@ def seed_home(hd, every=False):
 def bench_sandbox(home):
     log("== sandbox: sh -c true x%d, %d rounds" % (SBX_N, SBX_ROUNDS))
     ws, hd = nobody_dirs()
+    sess = None
     every = tempfile.mkdtemp(prefix="envshim-bench-home.")
     os.chmod(every, 0o755)
     try:
@@ -666,17 +715,27 @@ def bench_sandbox(home):
                             "--new-session"] + sh, env),
         ]
         herr = helper_status(ws, env)
+        envs = {}
         if herr is None:
             subjects.append(("envshim-sandbox", [HELPER, "--"] + sh, env))
             subjects.append(("envshim-sandbox, every store", [HELPER, "--"] + sh,
                              env_every))
+            # a command of a running agent run: the session's /tmp and
+            # copy-on-write home (an overlay per command)
+            sess = nobody_session()
+            envs["envshim-sandbox, in a session"] = sess
+            subjects.append(("envshim-sandbox, in a session",
+                             [HELPER, "--"] + sh,
+                             dict(env, ENVSHIM_SESSION=sess)))
         cfgs = []
         for n, c, e in subjects:
             cmd = nobody_prefix() + [os.path.join(BB, "spawn")] + CPU + \
                 ["posix_spawn", str(SBX_N)] + c
             cfgs.append((n, cmd, e, ws))
             commands.append(("sandboxed sh -c true, " + n,
-                             show_cmd({}, cmd, cwd=ws).replace(ws, "WS")))
+                             show_cmd({"ENVSHIM_SESSION": "SESSION"}
+                                      if n in envs else {}, cmd,
+                                      cwd=ws).replace(ws, "WS")))
         s, broken = alternate(cfgs, SBX_ROUNDS, "sandbox")
         bench = "sandboxed `sh -c true` (uid 65534)"
         notes.append("sandboxed `sh -c true`: the home holds %d entries, %d "
@@ -692,7 +751,7 @@ def bench_sandbox(home):
                                   ("unshare -Urmpf", "unshare"),
                                   ("plain", "plain")))
             goal = res = ""
-            if n == "envshim-sandbox":
+            if n in ("envshim-sandbox", "envshim-sandbox, in a session"):
                 rb, ru = paired(s, n, "bubblewrap"), paired(s, n, "unshare -Urmpf")
                 goal = "<=0.5x bwrap, <=1.5x unshare"
                 res = verdict(rb is not None and rb <= 0.5 and
@@ -701,9 +760,14 @@ def bench_sandbox(home):
         if herr is not None:
             missing(bench, "envshim-sandbox", herr,
                     "<=0.5x bwrap, <=1.5x unshare")
+        bench_session_start(ws, hd)
     finally:
         shutil.rmtree(ws, ignore_errors=True)
         shutil.rmtree(hd, ignore_errors=True)
+        if sess is not None:
+            # overlay's work directories are made with mode 0
+            subprocess.run(["chmod", "-R", "u+rwx", sess])
+            shutil.rmtree(sess, ignore_errors=True)
         shutil.rmtree(every, ignore_errors=True)
 
 

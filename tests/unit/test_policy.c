@@ -406,6 +406,131 @@ test_agent(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * Into the sandbox (ES_F_SANDBOX), what tames a tool passes when its
+ * value is inert; everything else is decided as for any tool.  A direct
+ * launch (no flag) keeps today's verdicts: the control column.
+ */
+static void
+test_boundary(void **state)
+{
+	static const struct es_snapshot empty;
+	static const struct {
+		const char *entry;
+		int tame;	/* 1: kept as tame into the sandbox */
+	} tr[] = {
+		{ "GIT_EDITOR=true", 1 }, { "GIT_EDITOR=:", 1 },
+		{ "EDITOR=true", 1 }, { "PAGER=cat", 1 }, { "GIT_PAGER=cat", 1 },
+		{ "MANPAGER=cat", 1 }, { "GIT_SEQUENCE_EDITOR=true", 1 },
+		{ "GIT_CONFIG_GLOBAL=/dev/null", 1 },
+		{ "GIT_CONFIG_NOSYSTEM=1", 1 }, { "GIT_CONFIG_COUNT=3", 1 },
+		{ "GIT_CONFIG_KEY_0=core.hooksPath", 1 },
+		{ "GIT_CONFIG_VALUE_0=/dev/null", 1 },
+		{ "GIT_CONFIG_KEY_12=credential.helper", 1 },
+		{ "GIT_CONFIG_VALUE_12=", 1 },
+		{ "NODE_OPTIONS=--max-old-space-size=4096", 1 },
+		{ "NODE_OPTIONS=--no-warnings --stack-size=2000", 1 },
+		/* not inert: a program, a file, code */
+		{ "GIT_EDITOR=vim", 0 }, { "GIT_EDITOR=sh -c evil", 0 },
+		{ "PAGER=less", 0 }, { "GIT_CONFIG_GLOBAL=/tmp/x", 0 },
+		{ "GIT_CONFIG_COUNT=1x", 0 }, { "GIT_CONFIG_KEY_x=core.pager", 0 },
+		{ "GIT_CONFIG_KEY_1=url.https://e/.insteadOf", 0 },
+		{ "GIT_CONFIG_VALUE_0=!sh", 0 }, { "GIT_CONFIG_VALUE_0=less", 0 },
+		{ "GIT_CONFIG_PARAMETERS='core.pager'='cat'", 0 },
+		{ "NODE_OPTIONS=--require /x.js", 0 },
+		{ "NODE_OPTIONS=-r /x.js", 0 }, { "NODE_OPTIONS=--import=x", 0 },
+		{ "NODE_OPTIONS=--max-old-space-size=4096 --loader x", 0 },
+		{ "NODE_OPTIONS=--inspect", 0 },
+		{ "NODE_OPTIONS=--stack-size=1;x", 0 },
+		{ "pager=cat", 0 },
+		/* never tame, whatever the value */
+		{ "BASH_ENV=/dev/null", 0 }, { "LD_PRELOAD=/dev/null", 0 },
+		{ "BASH_FUNC_x%%=() { :; }", 0 },
+	};
+	struct es_verdict in, out;
+	size_t i;
+	int bad = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(tr) / sizeof(tr[0]); i++) {
+		in = one(&pol, &empty, ES_F_SANDBOX, tr[i].entry);
+		out = one(&pol, &empty, 0, tr[i].entry);
+		/* the direct launch drops every one of them */
+		bad += out.action != ES_DROP;
+		if (out.action != ES_DROP)
+			print_error("case \"%s\": kept for a direct launch\n",
+			    tr[i].entry);
+		if (tr[i].tame)
+			bad += check(tr[i].entry, in, ES_KEEP, ES_R_TAME);
+		else
+			bad += check(tr[i].entry, in, out.action, out.reason);
+	}
+	/* a user's drop rule beats the tame rule */
+	{
+		struct es_policy *p = malloc(sizeof(*p));
+
+		assert_non_null(p);
+		es_policy_init(p);
+		add_rule(p, ES_RULE_DROP, "PAGER");
+		bad += check("drop PAGER", one(p, &empty, ES_F_SANDBOX,
+		    "PAGER=cat"), ES_DROP, ES_R_POLICY);
+		free(p);
+	}
+	/* secrets and capabilities go into the sandbox no more than before */
+	bad += check("secret into sandbox", one(&pol, &empty, ES_F_SANDBOX,
+	    "GITHUB_TOKEN=x"), ES_DROP, ES_R_SECRET_NAME);
+	bad += check("capability into sandbox", one(&pol, &empty,
+	    ES_F_SANDBOX, "SSH_AUTH_SOCK=/s"), ES_DROP, ES_R_CAPABILITY);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * Inside (ES_F_INSIDE): everything the process set reaches its child but
+ * the shim's own entries and the policy's sets; its LD_PRELOAD goes
+ * after the shim's.
+ */
+static void
+test_inside(void **state)
+{
+	static const struct es_snapshot empty;
+	const char *forced[] = { "LD_PRELOAD=/lib/envshim.so",
+	    "ENVSHIM_CONFIG=x", NULL };
+	const char *env1[] = { "PYTHONPATH=src", "BASH_ENV=/x.sh",
+	    "LD_LIBRARY_PATH=build", "GH_TOKEN=ghp_aB3xY9aB3xY9aB3xY9aB3xY9"
+	    "aB3xY9aB3xY9", "PATH=.:bin", "ENVSHIM_CONFIG=sandbox off",
+	    "LD_PRELOAD=/lib/envshim.so /u/libmine.so:/lib/envshim.so",
+	    "EDITOR=emacs", NULL };
+	const char *env2[] = { "LD_PRELOAD=/lib/envshim.so", NULL };
+	struct es_policy *p = malloc(sizeof(*p));
+	struct run r;
+
+	(void)state;
+	assert_non_null(p);
+	es_policy_init(p);
+	add_set(p, "EDITOR=vi");
+	add_rule(p, ES_RULE_DROP, "PYTHONPATH");
+	filt(p, &empty, ES_F_INSIDE, forced, &r, env1);
+	assert_int_equal(r.n, 8);
+	assert_string_equal(r.out[0],
+	    "LD_PRELOAD=/lib/envshim.so:/u/libmine.so");
+	assert_string_equal(r.out[1], "ENVSHIM_CONFIG=x");
+	assert_string_equal(r.out[2], "PYTHONPATH=src");
+	assert_string_equal(r.out[3], "BASH_ENV=/x.sh");
+	assert_string_equal(r.out[4], "LD_LIBRARY_PATH=build");
+	assert_string_equal(r.out[6], "PATH=.:bin");
+	assert_string_equal(r.out[7], "EDITOR=vi");
+	assert_int_equal(r.v[0].reason, ES_R_INSIDE);
+	assert_int_equal(r.v[5].reason, ES_R_LOCKED);
+	assert_int_equal(r.v[6].action, ES_REWRITE);
+	assert_int_equal(r.v[7].reason, ES_R_POLICY);
+	/* nothing of its own: the shim's entry stands alone */
+	filt(p, &empty, ES_F_INSIDE, forced, &r, env2);
+	assert_int_equal(r.n, 3);
+	assert_string_equal(r.out[0], "LD_PRELOAD=/lib/envshim.so");
+	assert_int_equal(r.v[0].reason, ES_R_LOCKED);
+	free(p);
+}
+
 static void
 test_rewrites(void **state)
 {
@@ -1053,6 +1178,8 @@ main(void)
 		cmocka_unit_test(test_every_prefix),
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_agent),
+		cmocka_unit_test(test_boundary),
+		cmocka_unit_test(test_inside),
 		cmocka_unit_test(test_rewrites),
 		cmocka_unit_test(test_path_many_entries),
 		cmocka_unit_test(test_duplicates),

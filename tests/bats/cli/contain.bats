@@ -149,12 +149,17 @@ teardown() {
 	! grep -q "SHELL RAN" <<<"$output"
 }
 
-@test "without user namespaces --contain refuses in one line, exit 125" {
+@test "without user namespaces --contain refuses in one line, exit 125, and leaves no session" {
+	# uid 0 in the namespace: its sessions would go to /tmp/envshim-0
 	run as_nobody unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces &&
-		HOME='"$BATS_TEST_TMPDIR/home"' '"$BIN/envshim"' --contain -- /bin/true'
+		HOME='"$BATS_TEST_TMPDIR/home"' '"$BIN/envshim"' --contain -- /bin/true;
+		st=$?; ls -A /tmp/envshim-0 2>/dev/null | wc -l; exit $st'
 	[ "$status" -eq 125 ]
-	[ "${#lines[@]}" -eq 1 ]
+	[ "${#lines[@]}" -eq 2 ]
 	grep -q "^envshim: --contain: cannot create a user and mount namespace" <<<"$output"
+	# the agent never started: its session is gone with the refusal (and
+	# the start removed any stale one of that uid)
+	[ "${lines[1]}" = 0 ]
 }
 
 @test "the run mode refuses a static agent and points to --contain" {

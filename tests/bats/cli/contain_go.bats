@@ -16,8 +16,9 @@ setup_file() {
 }
 
 setup() {
-	# Outside /tmp: the sandbox has a /tmp of its own, and the BASH_ENV
-	# script must be readable from inside it for that check to mean much.
+	# Outside /tmp: the sandbox has a /tmp of its own (and in a session a
+	# /var/tmp too), and the BASH_ENV script (in the workspace) must be
+	# readable from inside it for that check to mean much.
 	R=$(mktemp -d /var/tmp/envshim-go.XXXXXX)
 	chmod 755 "$R"
 	BIN=$R/bin
@@ -27,8 +28,8 @@ setup() {
 	chmod -R a+rX "$BIN"
 	[ "$(id -u)" != 0 ] || chown 65534:65534 "$R/home" "$R/state" "$R/ws"
 	AGENT=$BIN/go_agent
-	printf 'echo EVIL RAN\n' >"$R/evil.sh"
-	chmod 644 "$R/evil.sh"
+	printf 'echo EVIL RAN\n' >"$R/ws/evil.sh"
+	chmod 644 "$R/ws/evil.sh"
 	policy 'sandbox required'
 	cd "$R/ws"
 }
@@ -53,7 +54,7 @@ plain() {
 		XDG_STATE_HOME="$R/state" \
 		GITHUB_TOKEN="$GH" AWS_SECRET_ACCESS_KEY="$AWSK" \
 		NODE_OPTIONS="--require /tmp/evil.js" SSH_AUTH_SOCK=/tmp/agent.sock \
-		BASH_ENV="$R/evil.sh" HARMLESS=yes "$@"
+		BASH_ENV="$R/ws/evil.sh" HARMLESS=yes "$@"
 }
 
 contain() {
@@ -105,7 +106,7 @@ ns_cmp() {
 	[ "$status" -eq 0 ]
 	grep -qx "GITHUB_TOKEN=$GH" <<<"$output"
 	grep -qx "AWS_SECRET_ACCESS_KEY=$AWSK" <<<"$output"
-	grep -qx "BASH_ENV=$R/evil.sh" <<<"$output"
+	grep -qx "BASH_ENV=$R/ws/evil.sh" <<<"$output"
 	grep -qx "HARMLESS=yes" <<<"$output"
 }
 
@@ -147,7 +148,7 @@ ns_cmp() {
 @test "the BASH_ENV trick: a bare environment of BASH_ENV and PATH runs no script" {
 	# the script is readable inside the sandbox: only the dropped
 	# variable keeps it from running (the control test shows it runs)
-	run contain "$AGENT" bare /bin/bash -c "$NS; echo bash ran; cat \"\$1\"; env" sh "$R/evil.sh"
+	run contain "$AGENT" bare /bin/bash -c "$NS; echo bash ran; cat \"\$1\"; env" sh "$R/ws/evil.sh"
 	[ "$status" -eq 0 ]
 	grep -qx "bash ran" <<<"$output"
 	grep -qx "echo EVIL RAN" <<<"$output"

@@ -436,14 +436,20 @@ echo "depth=$D"; exec /usr/bin/env'
 	[ "$(audit_log | grep -c '"path":"[a-z/]*/bash"')" -ge 20 ]
 }
 
-@test "nested shells 20 deep under the default policy: one sandbox, the innermost filtered" {
-	local cmd='export NODE_OPTIONS=--level$D GH_TOKEN='"$GH"'
+@test "nested shells 20 deep under the default policy: one sandbox, the shim in the innermost" {
+	# Inside, what a shell sets reaches its children (docs/policy.md, "The
+	# boundary"): the innermost sees the last level's values, never the
+	# agent's secret, and the shim's LD_PRELOAD once, in front.
+	local cmd='export NODE_OPTIONS=--level$D GH_TOKEN=inside$D LD_PRELOAD=/tmp/evil$D.so
 if [ "$D" -lt 20 ]; then D=$((D + 1)) exec bash -c "$0" "$0"; fi
 readlink /proc/self/ns/user; exec /usr/bin/env'
 	run agent D=1 -- "$SPAWN" execve /bin/bash -c "$cmd" "$cmd"
 	[ "$status" -eq 0 ]
-	assert_shim_no_secrets
-	! grep -q -e '^NODE_OPTIONS=' -e '^GH_TOKEN=' <<<"$output" || false
+	[ "$(grep -c '^LD_PRELOAD=' <<<"$output")" = 1 ]
+	grep -qx "LD_PRELOAD=$SHIM:/tmp/evil20.so" <<<"$output"
+	lacks -e "$GH" -e "$AWSK"
+	grep -qx 'NODE_OPTIONS=--level20' <<<"$output"
+	grep -qx 'GH_TOKEN=inside20' <<<"$output"
 	# The innermost shell is in a user namespace of the sandbox, not ours.
 	grep -q '^user:\[[0-9]*\]$' <<<"$output"
 	[ "$(grep '^user:' <<<"$output")" != "$(readlink /proc/self/ns/user)" ]

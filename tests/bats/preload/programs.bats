@@ -14,17 +14,18 @@ DBU=postgres://u:hunter2@db.example:5432/app
 
 setup() {
 	nobody_dirs
-	# Home, workspace and tools outside /tmp, as a user's are.
+	# Home, workspace and tools outside /tmp, as a user's are; the tools in
+	# the home, since a session's /var/tmp is its own too.
 	V=$(mktemp -d /var/tmp/envshim-prog.XXXXXX)
 	chmod 755 "$V"
-	mkdir -p "$V/home" "$V/ws" "$V/bin"
+	mkdir -p "$V/home" "$V/ws" "$V/home/tools"
 	cp "$ROOT/tests/progs/mcp_server.py" "$ROOT/tests/progs/mcp_launch.js" \
-		"$BUILD/progs/mcp_agent" "$V/bin/"
-	chmod -R a+rX "$V/bin"
+		"$BUILD/progs/mcp_agent" "$V/home/tools/"
+	chmod -R a+rX "$V/home/tools"
 	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$V/home" "$V/ws"
 	HOME=$V/home
-	SRV=$V/bin/mcp_server.py
-	AGENT=$V/bin/mcp_agent
+	SRV=$V/home/tools/mcp_server.py
+	AGENT=$V/home/tools/mcp_agent
 	cd "$V/ws"
 	OUTER_NS=$(readlink /proc/self/ns/user)
 }
@@ -176,21 +177,21 @@ records() {
 }
 
 @test "leading arguments name the script: python3 SERVER matches, python3 OTHER does not" {
-	cp "$SRV" "$V/bin/other.py"
+	cp "$SRV" "$V/home/tools/other.py"
 	policy "program python3 $SRV keep GITHUB_PERSONAL_ACCESS_TOKEN"
 	run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- python3 "$SRV" \
 		--report GITHUB_PERSONAL_ACCESS_TOKEN
 	[ "$status" -eq 0 ]
 	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
-	run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- python3 "$V/bin/other.py" \
+	run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- python3 "$V/home/tools/other.py" \
 		--report GITHUB_PERSONAL_ACCESS_TOKEN
 	[ "$status" -eq 0 ]
 	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ]
 }
 
 @test "a launcher that starts the server through sh -c (node, as npx does) hands it on" {
-	policy "program node $V/bin/mcp_launch.js keep GITHUB_PERSONAL_ACCESS_TOKEN"
-	run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- node "$V/bin/mcp_launch.js" \
+	policy "program node $V/home/tools/mcp_launch.js keep GITHUB_PERSONAL_ACCESS_TOKEN"
+	run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- node "$V/home/tools/mcp_launch.js" \
 		"$SRV" --report GITHUB_PERSONAL_ACCESS_TOKEN --child
 	[ "$status" -eq 0 ]
 	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
@@ -199,17 +200,17 @@ records() {
 }
 
 @test "npx -y PACKAGE: the server npm starts through sh -c gets the token, a shell does not" {
-	mkdir -p "$V/pkg"
-	cp "$SRV" "$V/pkg/"
+	mkdir -p "$V/home/pkg"
+	cp "$SRV" "$V/home/pkg/"
 	printf '{"name":"envshim-test-mcp","version":"1.0.0","bin":{"envshim-test-mcp":"mcp_server.py"}}\n' \
-		>"$V/pkg/package.json"
-	chmod -R a+rX "$V/pkg"
+		>"$V/home/pkg/package.json"
+	chmod -R a+rX "$V/home/pkg"
 	# npm makes the bin executable in place: the package is the user's.
-	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$V/pkg"
-	policy "program npx -y $V/pkg keep GITHUB_PERSONAL_ACCESS_TOKEN"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$V/home/pkg"
+	policy "program npx -y $V/home/pkg keep GITHUB_PERSONAL_ACCESS_TOKEN"
 	run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" \
 		-s 'echo "shell: ${GITHUB_PERSONAL_ACCESS_TOKEN:-none}"' \
-		-- npx -y "$V/pkg" --report GITHUB_PERSONAL_ACCESS_TOKEN --child
+		-- npx -y "$V/home/pkg" --report GITHUB_PERSONAL_ACCESS_TOKEN --child
 	[ "$status" -eq 0 ]
 	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
 	[ "$(rep child.env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
@@ -240,16 +241,16 @@ records() {
 }
 
 @test "a named program that is a shell script, or a link to a shell, is refused at load" {
-	printf '#!/bin/sh\nexec "$@"\n' >"$V/bin/mcp-wrapper"
-	ln -s /bin/dash "$V/bin/mcp-dash"
-	chmod 755 "$V/bin/mcp-wrapper"
-	policy "keep HARMLESS" "program $V/bin/mcp-wrapper keep GITHUB_PERSONAL_ACCESS_TOKEN"
+	printf '#!/bin/sh\nexec "$@"\n' >"$V/home/tools/mcp-wrapper"
+	ln -s /bin/dash "$V/home/tools/mcp-dash"
+	chmod 755 "$V/home/tools/mcp-wrapper"
+	policy "keep HARMLESS" "program $V/home/tools/mcp-wrapper keep GITHUB_PERSONAL_ACCESS_TOKEN"
 	run mcp -- -- "$SRV"
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"bad policy: $V/policy:2: program $V/bin/mcp-wrapper is a shell script, and a shell runs whatever it is told; name the program it starts"* ]]
+	[[ "$output" == *"bad policy: $V/policy:2: program $V/home/tools/mcp-wrapper is a shell script, and a shell runs whatever it is told; name the program it starts"* ]]
 	# By name, found on PATH as the agent would find it.
 	policy "program mcp-dash keep GITHUB_PERSONAL_ACCESS_TOKEN"
-	run mcp PATH="$V/bin:/usr/bin:/bin" -- -- "$SRV"
+	run mcp PATH="$V/home/tools:/usr/bin:/bin" -- -- "$SRV"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"bad policy: $V/policy:1: program mcp-dash leads to a shell, and a shell runs whatever it is told; name the program it starts"* ]]
 }

@@ -40,13 +40,20 @@ records() {
 	records | grep '"path":"/usr/bin/bash"' | grep -q '"action":"sandbox"'
 }
 
-@test "what a sandboxed shell runs is filtered again and logged as from inside" {
+@test "what a sandboxed shell sets reaches what it runs, logged as from inside" {
 	run agent_nobody -- "$SPAWN" execvp bash -c \
-		'export NODE_OPTIONS=--inspect GH_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyz; /usr/bin/env'
+		'export NODE_OPTIONS=--inspect GH_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyz ENVSHIM_AGENT=1:2; /usr/bin/env'
 	[ "$status" -eq 0 ]
-	! grep -q -e '^NODE_OPTIONS=' -e '^GH_TOKEN=' <<<"$output" || false
-	records | grep '"path":"/usr/bin/env"' | grep '"inside":true' |
-		grep -q '{"name":"GH_TOKEN","reason":"secret-name"}'
+	# inside, nothing set can leave the sandbox: it reaches the child
+	grep -qx 'NODE_OPTIONS=--inspect' <<<"$output"
+	grep -qx 'GH_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyz' <<<"$output"
+	# but the agent's own secret never came in, and the shim's state holds
+	lacks -e "$GH" -e "$AWSK"
+	lacks -x 'ENVSHIM_AGENT=1:2'
+	rec=$(records | grep '"path":"/usr/bin/env"')
+	grep '"inside":true' <<<"$rec" |
+		grep -q '{"name":"ENVSHIM_AGENT","reason":"locked"}'
+	[[ "$rec" != *GH_TOKEN* ]]
 }
 
 @test "nested shells stay in the sandbox's namespace, wrapped once" {

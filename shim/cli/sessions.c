@@ -1,0 +1,189 @@
+/*
+ * sessions.c - "envshim session": the agent runs of this workspace (their
+ * session directories, es_session.h) and what each one's commands wrote
+ * outside the workspace: files in the home's layer and in /tmp, with
+ * sizes.  --discard removes the sessions whose agent is gone.  Names
+ * are printed escaped; contents are never read.
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "es_session.h"
+#include "cmd.h"
+
+#define SESSION_USAGE	"usage: envshim session [--all] [--discard]\n"
+
+/* The workspace a session was made in (its "workspace" file), or "". */
+static void
+workspace_of(const char *dir, char *buf, size_t len)
+{
+	char	path[PATH_MAX + 16];
+	ssize_t	n = -1;
+	int	fd;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/workspace", dir);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) != -1) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/*
+ * Every file below dfd (which it closes), as "  PREFIX/path  SIZE"; a
+ * character device 0:0 is overlay's mark of a deletion.  The total size
+ * is added to *total.
+ */
+static void
+walk(int dfd, const char *prefix, char *rel, size_t rlen, long long *total)
+{
+	struct dirent	*e;
+	struct stat	 st;
+	size_t		 n;
+	DIR		*d;
+	int		 fd;
+
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		n = strlen(rel);
+		if (n + 1 + strlen(e->d_name) + 1 > rlen)
+			continue;
+		rel[n] = '/';
+		strcpy(rel + n + 1, e->d_name);
+		if (S_ISDIR(st.st_mode)) {
+			if ((fd = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC)) != -1)
+				walk(fd, prefix, rel, rlen, total);
+		} else {
+			printf("    %s", prefix);
+			es_cmd_putname(stdout, rel, strlen(rel));
+			if (S_ISCHR(st.st_mode) && st.st_rdev == 0)
+				printf("  (deleted)\n");
+			else {
+				printf("  %lld\n", (long long)st.st_size);
+				*total += st.st_size;
+			}
+		}
+		rel[n] = '\0';
+	}
+	closedir(d);
+}
+
+/* One session: its state, its workspace, and what its commands wrote. */
+static void
+show(const char *dir, const char *name, const char *ws, int alive)
+{
+	static const struct { const char *sub, *shown; } parts[] = {
+		{ "home", "~" }, { "tmp", "/tmp" }, { "var-tmp", "/var/tmp" }
+	};
+	char		 path[PATH_MAX + 16], rel[PATH_MAX];
+	long long	 total = 0;
+	size_t		 i;
+	int		 fd;
+
+	printf("%s  %s  ", name, alive ? "running" : "ended");
+	es_cmd_putname(stdout, ws, strlen(ws));
+	printf("\n");
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, parts[i].sub);
+		if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) == -1)
+			continue;
+		rel[0] = '\0';
+		walk(fd, parts[i].shown, rel, sizeof(rel), &total);
+	}
+	printf("    %lld bytes\n", total);
+}
+
+int
+es_cmd_session(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "discard", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char		 base[64], dir[PATH_MAX], ws[PATH_MAX], here[PATH_MAX];
+	struct dirent	*e;
+	DIR		*d;
+	int		 c, all = 0, discard = 0, n = 0, left = 0, alive;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			all = 1;
+			break;
+		case 'd':
+			discard = 1;
+			break;
+		case 'h':
+			fputs(SESSION_USAGE, stdout);
+			return 0;
+		default:
+			fputs(SESSION_USAGE, stderr);
+			return ES_EXIT_FAIL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "envshim session: unexpected '%s'\n"
+		    SESSION_USAGE, argv[optind]);
+		return ES_EXIT_FAIL;
+	}
+	if (getcwd(here, sizeof(here)) == NULL ||
+	    realpath(here, ws) == NULL) {
+		fprintf(stderr, "envshim session: cannot read the working "
+		    "directory: %s\n", strerror(errno));
+		return ES_EXIT_FAIL;
+	}
+	memcpy(here, ws, strlen(ws) + 1);
+	if (es_session_base(base, sizeof(base)) != 0 ||
+	    (d = opendir(base)) == NULL) {
+		printf("no sessions\n");
+		return 0;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || es_session_pid(e->d_name) == -1)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", base, e->d_name);
+		workspace_of(dir, ws, sizeof(ws));
+		if (!all && strcmp(ws, here) != 0)
+			continue;
+		alive = es_session_alive(e->d_name);
+		if (discard && !alive) {
+			if (es_session_remove(dir) == 0)
+				printf("discarded %s\n", e->d_name);
+			else
+				fprintf(stderr, "envshim session: %s: %s\n",
+				    e->d_name, strerror(errno));
+		} else if (discard)
+			left++;
+		else
+			show(dir, e->d_name, ws, alive);
+		n++;
+	}
+	closedir(d);
+	if (n == 0)
+		printf("no sessions%s\n", all ? "" : " of this workspace");
+	if (left > 0)
+		printf("%d running session%s kept: %s ends with its agent\n",
+		    left, left == 1 ? "" : "s", left == 1 ? "it" : "each");
+	return 0;
+}

@@ -1,0 +1,360 @@
+#!/usr/bin/env bats
+# One session per agent run: every sandboxed command of one run shares one
+# private temp directory, which is also the agent's own TMPDIR; two runs
+# never share one; it goes when the agent ends, or at the next start when
+# the agent was killed.  The agent is python3 under bare LD_PRELOAD (no
+# envshim command), each subprocess call a separate sandboxed shell, as an
+# agent's tool calls are.  Run as nobody.
+
+load ../common
+
+setup() {
+	nobody_dirs
+	WS=$BATS_TEST_TMPDIR/ws
+	cd "$WS"
+	BASE=/tmp/envshim-$(as_nobody id -u)
+}
+
+teardown() {
+	[ -n "${BGPID:-}" ] && kill -9 "$BGPID" 2>/dev/null
+	return 0
+}
+
+# py CODE: python3 as the agent, uid 65534, the shim preloaded.
+py() {
+	as_nobody env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+		XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" LD_PRELOAD="$SHIM" \
+		python3 -u -c "$1"
+}
+
+@test "a file in /tmp and in TMPDIR from one call is read by the next, and by the agent" {
+	run py '
+import os, subprocess
+t = os.environ["TMPDIR"]
+print("agent-tmpdir", t)
+open(t + "/from-agent", "w").write("agent wrote\n")
+subprocess.run(["bash", "-c", "echo one >/tmp/f; echo two >\"$TMPDIR/g\"; readlink /proc/self/ns/user"], check=True)
+subprocess.run(["bash", "-c", "cat /tmp/f \"$TMPDIR/g\" \"$TMPDIR/from-agent\"; echo \"$TMPDIR\"; readlink /proc/self/ns/user"], check=True)
+print("agent-read", open(t + "/g").read().strip())
+print("outside", os.readlink("/proc/self/ns/user"))
+'
+	[ "$status" -eq 0 ]
+	tmpdir=$(sed -n 's/^agent-tmpdir //p' <<<"$output")
+	[[ "$tmpdir" == "$BASE"/*/tmp ]]
+	[ "${lines[2]}" = one ]
+	[ "${lines[3]}" = two ]
+	[ "${lines[4]}" = "agent wrote" ]
+	[ "${lines[5]}" = "$tmpdir" ]
+	grep -qx "agent-read two" <<<"$output"
+	# two calls, two sandboxes, neither the agent's namespace
+	[ "${lines[1]}" != "${lines[6]}" ]
+	outside=$(sed -n 's/^outside //p' <<<"$output")
+	[ "${lines[1]}" != "$outside" ]
+	[ "${lines[6]}" != "$outside" ]
+	# the agent ended: its session went with it
+	[ ! -e "$(dirname "$tmpdir")" ]
+}
+
+@test "TMPDIR, TMP, TEMP and CLAUDE_CODE_TMPDIR are the session's tmp, a 0700 directory" {
+	run py '
+import os, subprocess
+for n in ("TMPDIR", "TMP", "TEMP", "CLAUDE_CODE_TMPDIR"):
+    print(n, os.environ[n])
+print("mode", oct(os.stat(os.environ["TMPDIR"]).st_mode & 0o777))
+print("sess", oct(os.stat(os.path.dirname(os.environ["TMPDIR"])).st_mode & 0o777))
+subprocess.run(["bash", "-c", "echo in $TMPDIR $CLAUDE_CODE_TMPDIR"], check=True)
+'
+	[ "$status" -eq 0 ]
+	t=$(sed -n 's/^TMPDIR //p' <<<"$output")
+	[[ "$t" == "$BASE"/*/tmp ]]
+	grep -qx "TMP $t" <<<"$output"
+	grep -qx "TEMP $t" <<<"$output"
+	grep -qx "CLAUDE_CODE_TMPDIR $t" <<<"$output"
+	grep -qx "mode 0o700" <<<"$output"
+	grep -qx "sess 0o700" <<<"$output"
+	grep -qx "in $t $t" <<<"$output"
+}
+
+@test "/var/tmp is the session's too, and not the host's" {
+	marker=$(mktemp /var/tmp/envshim-host.XXXXXX)
+	chmod 644 "$marker"
+	run py "
+import subprocess
+subprocess.run(['bash', '-c', 'test -e $marker && echo leak; echo v >/var/tmp/v'], check=True)
+subprocess.run(['bash', '-c', 'cat /var/tmp/v'], check=True)
+"
+	rm -f "$marker"
+	[ "$status" -eq 0 ]
+	[ "$output" = v ]
+	[ ! -e /var/tmp/v ]
+}
+
+@test "a listening unix socket in the host /tmp cannot be reached" {
+	sock=/tmp/envshim-host-$$.sock
+	rm -f "$sock"
+	# serves until 20 s pass without a connection: nothing outlives the test
+	as_nobody /usr/bin/python3 -c "
+import socket, os
+s = socket.socket(socket.AF_UNIX); s.bind('$sock'); os.chmod('$sock', 0o777); s.listen(8)
+s.settimeout(20)
+try:
+    while True:
+        c, _ = s.accept(); c.send(b'hello\n'); c.close()
+except socket.timeout:
+    pass
+" >/dev/null 2>&1 &
+	for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+	probe=$BATS_TEST_TMPDIR/ws/probe.py
+	printf '%s\n' 'import socket, sys' 's = socket.socket(socket.AF_UNIX)' \
+		"s.connect('$sock')" 'print(s.recv(9).decode().strip())' >"$probe"
+	chmod 644 "$probe"
+	# reachable from outside: the probe can succeed
+	run as_nobody /usr/bin/python3 "$probe"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	run py "
+import subprocess
+subprocess.run(['bash', '-c', 'python3 $probe 2>&1; echo status \$?'])
+"
+	rm -f "$sock"
+	[ "$status" -eq 0 ]
+	lacks -x hello
+	grep -q "No such file or directory" <<<"$output"
+	grep -qx "status 1" <<<"$output"
+}
+
+@test "two concurrent agent runs see neither each other's temp dir nor its files" {
+	go=$BATS_TEST_TMPDIR/ws/go
+	py "
+import os, subprocess, time
+subprocess.run(['bash', '-c', 'echo A >/tmp/mark-a; echo A >\"\$TMPDIR/tmark-a\"'], check=True)
+open('$BATS_TEST_TMPDIR/ws/a-tmpdir', 'w').write(os.environ['TMPDIR'])
+while not os.path.exists('$go'):
+    time.sleep(0.05)
+" &
+	BGPID=$!
+	for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/ws/a-tmpdir" ] && break; sleep 0.1; done
+	a=$(cat "$BATS_TEST_TMPDIR/ws/a-tmpdir")
+	[ -n "$a" ]
+	run py "
+import os, subprocess
+print(os.environ['TMPDIR'])
+subprocess.run(['bash', '-c', 'ls -A /tmp; cat /tmp/mark-a $a/tmark-a 2>&1; echo done'])
+"
+	as_nobody touch "$go"
+	wait "$BGPID"
+	BGPID=
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" != "$a" ]
+	[[ "${lines[0]}" == "$BASE"/*/tmp ]]
+	lacks -x A
+	lacks -x mark-a
+	grep -qx done <<<"$output"
+}
+
+@test "after SIGKILL of the agent nothing of its session runs or is mounted; the next start removes it" {
+	py "
+import os, subprocess, time
+open('$BATS_TEST_TMPDIR/ws/tmpdir', 'w').write(os.environ['TMPDIR'])
+subprocess.Popen(['bash', '-c', 'echo left >/tmp/left; exec sleep 4242'])
+time.sleep(600)
+" &
+	BGPID=$!
+	for _ in $(seq 100); do pgrep -f '^sleep 4242$' >/dev/null && break; sleep 0.1; done
+	pgrep -f '^sleep 4242$' >/dev/null
+	t=$(cat "$BATS_TEST_TMPDIR/ws/tmpdir")
+	sess=$(dirname "$t")
+	[ -e "$t/left" ]
+	# the python3 process itself, not as_nobody's wrapper
+	kill -9 "$(pgrep -f "^python3 -u -c.*$BATS_TEST_TMPDIR/ws/tmpdir")"
+	wait "$BGPID" || true
+	BGPID=
+	for _ in $(seq 50); do pgrep -f '^sleep 4242$' >/dev/null || break; sleep 0.1; done
+	run pgrep -f '^sleep 4242$'
+	[ "$status" -eq 1 ]
+	run grep -c "$sess" /proc/self/mountinfo
+	[ "$output" = 0 ]
+	# killed: no destructor ran, the files are still there
+	[ -e "$t/left" ]
+	run py 'import os; print(os.environ["TMPDIR"])'
+	[ "$status" -eq 0 ]
+	[ "$output" != "$t" ]
+	[ ! -e "$sess" ]
+}
+
+@test "a session whose agent still runs is not removed by another start" {
+	go=$BATS_TEST_TMPDIR/ws/go
+	py "
+import os, time
+open('$BATS_TEST_TMPDIR/ws/tmpdir', 'w').write(os.environ['TMPDIR'])
+while not os.path.exists('$go'):
+    time.sleep(0.05)
+print(os.path.isdir(os.environ['TMPDIR']))
+" >"$BATS_TEST_TMPDIR/a.out" &
+	BGPID=$!
+	for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/ws/tmpdir" ] && break; sleep 0.1; done
+	t=$(cat "$BATS_TEST_TMPDIR/ws/tmpdir")
+	run py 'print("b")'
+	[ "$status" -eq 0 ]
+	[ -d "$t" ]
+	as_nobody touch "$go"
+	wait "$BGPID"
+	BGPID=
+	[ "$(cat "$BATS_TEST_TMPDIR/a.out")" = True ]
+	[ ! -e "$t" ]
+}
+
+@test "a forged ENVSHIM_SESSION outside the user's base gets a private /tmp" {
+	mkdir -p "$BATS_TEST_TMPDIR/ws/fake/tmp" "$BATS_TEST_TMPDIR/ws/fake/var-tmp"
+	chmod -R 700 "$BATS_TEST_TMPDIR/ws/fake"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$BATS_TEST_TMPDIR/ws/fake"
+	echo planted >"$BATS_TEST_TMPDIR/ws/fake/tmp/p"
+	run as_nobody env -i HOME="$HOME" PATH=/usr/bin:/bin \
+		ENVSHIM_SESSION="$BATS_TEST_TMPDIR/ws/fake" "$HELPER" -- sh -c 'test -e /tmp/p && echo leak; echo end'
+	[ "$status" -eq 0 ]
+	[ "$output" = end ]
+}
+
+@test "sandbox off and audit mode make no session and leave TMPDIR alone" {
+	printf 'sandbox off\n' >"$BATS_TEST_TMPDIR/ws/off.policy"
+	chmod 644 "$BATS_TEST_TMPDIR/ws/off.policy"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$BATS_TEST_TMPDIR/ws/off.policy"
+	run as_nobody env -i HOME="$HOME" PATH=/usr/bin:/bin TMPDIR=/var/tmp \
+		ENVSHIM_POLICY="$BATS_TEST_TMPDIR/ws/off.policy" LD_PRELOAD="$SHIM" \
+		sh -c 'echo "$TMPDIR ${ENVSHIM_SESSION:-none}"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "/var/tmp none" ]
+	run as_nobody env -i HOME="$HOME" PATH=/usr/bin:/bin TMPDIR=/var/tmp \
+		ENVSHIM_MODE=audit LD_PRELOAD="$SHIM" sh -c 'echo "$TMPDIR ${ENVSHIM_SESSION:-none}"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "/var/tmp none" ]
+}
+
+# ---- the home: a copy-on-write layer of the session ----
+
+# home_hash: every path, mode, size and content under the real home.
+home_hash() {
+	(cd "$HOME" && find . -printf '%p %m %s %l\n' | LC_ALL=C sort &&
+		find . -type f -exec sha256sum {} + | LC_ALL=C sort) | sha256sum
+}
+
+@test "home: writes land in the session's layer, later calls see them, the real home never does" {
+	mkdir -p "$HOME/.ssh"
+	echo 'PRIVATE KEY' >"$HOME/.ssh/id_ed25519"
+	echo '# bashrc' >"$HOME/.bashrc"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	before=$(home_hash)
+	run py '
+import os, subprocess
+sess = os.path.dirname(os.environ["TMPDIR"])
+subprocess.run(["bash", "-c", "echo evil >>~/.bashrc; mkdir -p ~/.cache/tool && echo c >~/.cache/tool/f; cat ~/.ssh/id_ed25519 2>&1; rm ~/.bashrc && echo removed; echo new >~/.bashrc"])
+subprocess.run(["bash", "-c", "cat ~/.bashrc ~/.cache/tool/f; wc -c <~/.ssh/id_ed25519"])
+print("layer", sorted(os.listdir(sess + "/home")))
+print("sess", sess)
+'
+	[ "$status" -eq 0 ]
+	# the hide list still holds on top of the layer: the key is empty
+	lacks "PRIVATE KEY"
+	grep -qx removed <<<"$output"
+	grep -qx new <<<"$output"
+	grep -qx c <<<"$output"
+	grep -qx 0 <<<"$output"
+	grep -qx "layer \['.bashrc', '.cache'\]" <<<"$output"
+	[ "$(home_hash)" = "$before" ]
+	[ "$(cat "$HOME/.bashrc")" = '# bashrc' ]
+	# discarded with the session
+	sess=$(sed -n 's/^sess //p' <<<"$output")
+	[ ! -e "$sess" ]
+}
+
+@test "home: go build && go test, npm install of a local tarball, venv + pip install of a local wheel" {
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	# a Go module, an npm package tarball and a wheel, all local
+	mkdir -p "$WS/gomod" "$WS/pkg/package" "$WS/app"
+	printf 'module example.com/m\n\ngo 1.19\n' >"$WS/gomod/go.mod"
+	printf 'package main\n\nfunc add(a, b int) int { return a + b }\n\nfunc main() { println(add(1, 2)) }\n' >"$WS/gomod/main.go"
+	printf 'package main\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif add(1, 2) != 3 {\n\t\tt.Fatal("add")\n\t}\n}\n' >"$WS/gomod/main_test.go"
+	printf '{"name":"localpkg","version":"1.0.0","main":"index.js"}\n' >"$WS/pkg/package/package.json"
+	printf 'module.exports = 42;\n' >"$WS/pkg/package/index.js"
+	tar -C "$WS/pkg" -czf "$WS/localpkg-1.0.0.tgz" package
+	printf '{"name":"app","version":"1.0.0"}\n' >"$WS/app/package.json"
+	/usr/bin/python3 - "$WS/m-1.0-py3-none-any.whl" <<'PY'
+import sys, zipfile, hashlib, base64
+files = {"m.py": b"VALUE = 7\n",
+         "m-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: m\nVersion: 1.0\n",
+         "m-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+rec = []
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for n, d in files.items():
+        z.writestr(n, d)
+        h = base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode()
+        rec.append("%s,sha256=%s,%d" % (n, h, len(d)))
+    rec.append("m-1.0.dist-info/RECORD,,")
+    z.writestr("m-1.0.dist-info/RECORD", "\n".join(rec) + "\n")
+PY
+	chmod -R a+rwX "$WS"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$WS"
+	before=$(home_hash)
+	run py '
+import subprocess, sys
+def call(s):
+    r = subprocess.run(["bash", "-c", s])
+    print("status", r.returncode)
+call("cd gomod && go build -o m . && ./m && go test ./... 2>&1 | tail -1")
+call("ls ~/.cache/go-build | head -1 | wc -l")
+call("cd app && npm install --no-audit --no-fund --offline ../localpkg-1.0.0.tgz >/dev/null 2>&1; echo npm $?; node -e \"console.log(require(\\\"localpkg\\\"))\"")
+call("ls -d ~/.npm/_cacache")
+call("python3 -m venv venv && venv/bin/pip install --no-index -q ./m-1.0-py3-none-any.whl && venv/bin/python -c \"import m; print(\\\"m\\\", m.VALUE)\"")
+'
+	[ "$status" -eq 0 ]
+	[ "$(grep -cx 'status 0' <<<"$output")" -eq 5 ]
+	grep -qx 3 <<<"$output"
+	grep -q "^ok.*example.com/m" <<<"$output"
+	grep -qx "npm 0" <<<"$output"
+	grep -qx 42 <<<"$output"
+	grep -qx "m 7" <<<"$output"
+	[ "$(home_hash)" = "$before" ]
+	[ ! -e "$HOME/.cache/go-build" ]
+	[ ! -e "$HOME/.npm" ]
+}
+
+@test "home: two concurrent runs do not see each other's layer" {
+	go=$WS/go
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	py "
+import os, subprocess, time
+subprocess.run(['bash', '-c', 'echo A >~/.run-a'], check=True)
+open('$WS/a-ready', 'w').write('1')
+while not os.path.exists('$go'):
+    time.sleep(0.05)
+" &
+	BGPID=$!
+	for _ in $(seq 100); do [ -e "$WS/a-ready" ] && break; sleep 0.1; done
+	[ -e "$WS/a-ready" ]
+	run py "
+import subprocess
+subprocess.run(['bash', '-c', 'cat ~/.run-a 2>&1; echo done'])
+"
+	as_nobody touch "$go"
+	wait "$BGPID"
+	BGPID=
+	[ "$status" -eq 0 ]
+	lacks -x A
+	grep -q "No such file" <<<"$output"
+	grep -qx done <<<"$output"
+	[ ! -e "$HOME/.run-a" ]
+}
+
+@test "home: Claude Code's shell-snapshots directory is bound writable at its real path" {
+	mkdir -p "$HOME/.claude/shell-snapshots"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	run py '
+import subprocess
+subprocess.run(["bash", "-c", "echo \"export X=1\" >~/.claude/shell-snapshots/snapshot-bash-1.sh && echo wrote; echo no >~/.claude/other 2>&1"])
+'
+	[ "$status" -eq 0 ]
+	grep -qx wrote <<<"$output"
+	[ "$(cat "$HOME/.claude/shell-snapshots/snapshot-bash-1.sh")" = "export X=1" ]
+	# the rest of ~/.claude went to the layer, not the real home
+	[ ! -e "$HOME/.claude/other" ]
+}
