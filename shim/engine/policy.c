@@ -631,6 +631,14 @@ node_inert(const char *v, size_t n)
 	return 1;
 }
 
+/* GIT_CONFIG_KEY_n or GIT_CONFIG_VALUE_n: one half of a pair git counts. */
+static int
+git_pair(const char *s, size_t nlen)
+{
+	return (nlen > 15 && memcmp(s, "GIT_CONFIG_KEY_", 15) == 0) ||
+	    (nlen > 17 && memcmp(s, "GIT_CONFIG_VALUE_", 17) == 0);
+}
+
 /*
  * What an agent sets to tame the tools it runs, with a value that does
  * only that: the pager, the editor and git's config switched off, memory
@@ -883,6 +891,8 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 	struct ctx c;
 	struct scratch sc;
 	size_t i, k, bytes = 0, no = 0, pre = (size_t)-1;
+	size_t gcount = (size_t)-1;	/* a tame GIT_CONFIG_COUNT */
+	int gbroken = 0;		/* one of its pairs dropped */
 
 	c.p = p;
 	c.snap = snap;
@@ -952,6 +962,21 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 		sc.why[i] = (unsigned char)(d >> 8);
 		if (sc.act[i] == ES_DROP && sc.gdrop[sc.first[i]] == 0)
 			sc.gdrop[sc.first[i]] = (unsigned char)(1 + sc.why[i]);
+		if (sc.why[i] == ES_R_TAME && nlen == 16 &&
+		    memcmp(s, "GIT_CONFIG_COUNT", 16) == 0)
+			gcount = i;
+		else if (sc.act[i] == ES_DROP && git_pair(s, nlen))
+			gbroken = 1;
+	}
+	/*
+	 * git reads GIT_CONFIG_COUNT pairs and refuses to run when one is
+	 * missing ("unable to parse command-line config"): a count kept as
+	 * tame goes when one of its pairs went, and git then reads none.
+	 */
+	if (gbroken && gcount != (size_t)-1) {
+		sc.act[gcount] = ES_DROP;
+		sc.why[gcount] = ES_R_INJECTION;
+		sc.gdrop[sc.first[gcount]] = (unsigned char)(1 + ES_R_INJECTION);
 	}
 
 	if (scratchlen < es_filter_scratch(n, bytes))

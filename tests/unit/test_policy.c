@@ -481,6 +481,30 @@ test_boundary(void **state)
 	    "GITHUB_TOKEN=x"), ES_DROP, ES_R_SECRET_NAME);
 	bad += check("capability into sandbox", one(&pol, &empty,
 	    ES_F_SANDBOX, "SSH_AUTH_SOCK=/s"), ES_DROP, ES_R_CAPABILITY);
+	/*
+	 * git refuses a count whose pair is missing (Copilot CLI hands its
+	 * shells three pairs with program values): the count goes with it,
+	 * and git reads none.  With every pair inert, all of them pass.
+	 */
+	{
+		static const char *const half[] = { "GIT_CONFIG_COUNT=2",
+		    "GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=cat",
+		    "GIT_CONFIG_KEY_1=core.askPass",
+		    "GIT_CONFIG_VALUE_1=/opt/agent/askpass.sh", NULL };
+		static const char *const whole[] = { "GIT_CONFIG_COUNT=1",
+		    "GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=cat",
+		    NULL };
+		struct run r;
+
+		filt(&pol, &empty, ES_F_SANDBOX, NULL, &r, half);
+		bad += check("count of a broken pair", r.v[0], ES_DROP,
+		    ES_R_INJECTION);
+		bad += check("the broken value", r.v[4], ES_DROP,
+		    ES_R_INJECTION);
+		filt(&pol, &empty, ES_F_SANDBOX, NULL, &r, whole);
+		bad += check("count of whole pairs", r.v[0], ES_KEEP, ES_R_TAME);
+		bad += check("a whole pair's value", r.v[2], ES_KEEP, ES_R_TAME);
+	}
 	assert_int_equal(bad, 0);
 }
 
