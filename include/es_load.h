@@ -48,6 +48,13 @@ int	es_log_create(const char *path);
  */
 int	es_log_rotate(const char *path);
 
+/*
+ * Where execvp would find name on path (a colon list; an empty entry is
+ * the working directory): the first executable regular file, into buf.
+ * Returns 0, or -1 when there is none.  name must not hold a '/'.
+ */
+int	es_path_find(const char *name, const char *path, char *buf, size_t len);
+
 /* "file:line: what" (or "file: what" for line 0) into buf.  Returns buf. */
 char	*es_parse_err_str(const struct es_parse_err *, char *buf, size_t len);
 

@@ -3,7 +3,6 @@
  * user named and its loading, output that never shows a raw byte, and
  * finding a program the way execvp and env(1) would.
  */
-#include <sys/stat.h>
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -98,23 +97,12 @@ es_cmd_putjson(FILE *f, const char *s, size_t n)
 int
 es_cmd_resolve(const char *name, char *buf, size_t len)
 {
-	const char	*path = getenv("PATH"), *p, *e;
-	struct stat	 st;
+	const char	*path = getenv("PATH");
 
 	if (strchr(name, '/') != NULL)
 		return (size_t)snprintf(buf, len, "%s", name) < len ? 0 : -1;
-	if (path == NULL)
-		path = "/bin:/usr/bin";
-	for (p = path; ; p = e + 1) {
-		e = strchrnul(p, ':');
-		if ((size_t)snprintf(buf, len, "%.*s%s%s", (int)(e - p), p,
-		    e > p ? "/" : "", name) < len &&
-		    stat(buf, &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(buf, X_OK) == 0)
-			return 0;
-		if (*e == '\0')
-			return -1;
-	}
+	return es_path_find(name, path != NULL ? path : "/bin:/usr/bin", buf,
+	    len);
 }
 
 /*

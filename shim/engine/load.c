@@ -149,7 +149,7 @@ load_layer(struct es_policy *p, const char *path, int optional,
 static int
 program_file(const char *w, char *buf, size_t len)
 {
-	const char	*path = getenv("PATH"), *s, *e;
+	const char	*path = getenv("PATH");
 	int		 n;
 
 	if (strchr(w, '/') != NULL) {
@@ -157,18 +157,26 @@ program_file(const char *w, char *buf, size_t len)
 		return n > 0 && (size_t)n < len && access(buf, X_OK) == 0 ?
 		    0 : -1;
 	}
-	for (s = path != NULL ? path : "/usr/bin:/bin"; *s != '\0'; s = e) {
-		e = strchr(s, ':');
-		if (e == NULL)
-			e = s + strlen(s);
-		n = snprintf(buf, len, "%.*s/%s", (int)(e - s), s, w);
-		if (s[0] == '/' && n > 0 && (size_t)n < len &&
-		    access(buf, X_OK) == 0)
+	return es_path_find(w, path != NULL ? path : "/usr/bin:/bin", buf, len);
+}
+
+int
+es_path_find(const char *name, const char *path, char *buf, size_t len)
+{
+	const char	*p, *e;
+	struct stat	 st;
+	int		 n;
+
+	for (p = path; ; p = e + 1) {
+		e = strchrnul(p, ':');
+		n = snprintf(buf, len, "%.*s%s%s", (int)(e - p), p,
+		    e > p ? "/" : "", name);
+		if (n > 0 && (size_t)n < len && stat(buf, &st) == 0 &&
+		    S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
 			return 0;
-		if (*e == ':')
-			e++;
+		if (*e == '\0')
+			return -1;
 	}
-	return -1;
 }
 
 /*

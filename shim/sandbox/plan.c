@@ -70,24 +70,14 @@ char *
 es_sbx_resolve(const char *cmd)
 {
 	char buf[ES_PATH_MAX];
-	const char *path, *p, *e;
-	struct stat st;
-	int n;
+	const char *path;
 
 	if (strchr(cmd, '/') != NULL)
 		return xstrdup(cmd);
 	if ((path = getenv("PATH")) == NULL)
 		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; ; p = e + 1) {
-		e = strchrnul(p, ':');
-		n = snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(e - p), p,
-		    e == p ? "" : "/", cmd);
-		if (n > 0 && (size_t)n < sizeof(buf) && stat(buf, &st) == 0 &&
-		    S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
-			return xstrdup(buf);
-		if (*e == '\0')
-			break;
-	}
+	if (es_path_find(cmd, path, buf, sizeof(buf)) == 0)
+		return xstrdup(buf);
 	dprintf(STDERR_FILENO, "envshim-sandbox: %s: command not found\n", cmd);
 	exit(127);
 }
