@@ -636,9 +636,6 @@ do_program(struct line *l)
 	if (b[0] == '\0' || strcmp(b, ".") == 0 || strcmp(b, "..") == 0 ||
 	    strstr(w[0], "/../") != NULL || strstr(w[0], "/./") != NULL)
 		return fail(l, "program: '%s' names no file", w[0]);
-	if (es_is_shell(p, w[0]))
-		return fail(l, "program: %s is a shell, and a shell runs "
-		    "whatever it is told; name the program it starts", b);
 	for (i = 0; i < sizeof(runs_anything) / sizeof(runs_anything[0]); i++)
 		if (strcmp(b, runs_anything[i]) == 0)
 			return fail(l, "program: %s runs whatever its arguments "
@@ -728,6 +725,33 @@ statement(struct line *l)
 	}
 }
 
+/*
+ * No program rule may name a shell, and a shell line may come after the
+ * rule, in this layer or a later one: so every rule is checked once the
+ * layer is read, and the error names the rule's own file and line.
+ */
+static int
+shell_programs(struct line *l)
+{
+	const struct es_policy	*p = l->p;
+	const struct es_program	*pr;
+	const char		*b;
+	size_t			 i;
+
+	for (i = 0; i < p->nprograms; i++) {
+		pr = &p->programs[i];
+		if (!es_is_shell(p, pr->word[0]))
+			continue;
+		b = strrchr(pr->word[0], '/');
+		l->err->file = p->layer_name[pr->layer];
+		l->lineno = pr->line;
+		return fail(l, "program: %s is a shell, and a shell runs "
+		    "whatever it is told; name the program it starts",
+		    b != NULL ? b + 1 : pr->word[0]);
+	}
+	return 0;
+}
+
 int
 es_policy_parse(struct es_policy *p, const char *text, size_t len,
     const char *origin, struct es_parse_err *err)
@@ -773,7 +797,7 @@ es_policy_parse(struct es_policy *p, const char *text, size_t len,
 		}
 		s = nl + 1;
 	}
-	return 0;
+	return shell_programs(&l);
 }
 
 /* ---- es_policy_format ---- */

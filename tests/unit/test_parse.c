@@ -276,6 +276,10 @@ static const struct err_case err_cases[] = {
 	    "shell runs whatever it is told; name the program it starts" },
 	{ "shell xonsh\nprogram xonsh keep A", 2, "program: xonsh is a shell, "
 	    "and a shell runs whatever it is told; name the program it starts" },
+	/* the shell line after the rule (fuzz: the printed form put it first) */
+	{ "program /opt/js --x keep A\ndrop B\nshell js", 1, "program: js is a "
+	    "shell, and a shell runs whatever it is told; name the program it "
+	    "starts" },
 	{ "program env node x.js keep A", 1, "program: env runs whatever its "
 	    "arguments name; name that program" },
 	{ "program /usr/bin/python3.11 keep A", 1, "program: python3.11 alone "
