@@ -26,7 +26,8 @@ setup() {
 	# the variables naming a tool's moved home, inside the home here
 	VARS=()
 	for v in CLAUDE_CONFIG_DIR CODEX_HOME QWEN_HOME COPILOT_HOME XDG_DATA_HOME \
-	    PI_CODING_AGENT_DIR XDG_CONFIG_HOME CARGO_HOME CLOUDSDK_CONFIG HF_HOME; do
+	    PI_CODING_AGENT_DIR XDG_CONFIG_HOME CARGO_HOME CLOUDSDK_CONFIG HF_HOME \
+	    OPENCLAW_STATE_DIR; do
 		VARS+=("$v=$H/moved/$v")
 	done
 	cd "$WS"
