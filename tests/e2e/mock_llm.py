@@ -24,9 +24,10 @@ A request without the shell tool (title generation, summaries, routing)
 is a side request and gets a short text (or JSON, when JSON is asked for).
 
 Every request is appended to the log (--log, JSON lines): path, flavour,
-whether the key was right, the tool results it carried, what was
-answered, and the process on the other end of the socket (pid, exe,
-namespaces), found through /proc/net/tcp: that process is the agent.
+whether the key was right and where it came (bearer, x-api-key, ...),
+the tool results it carried, what was answered, and the process on the
+other end of the socket (pid, exe, namespaces), found through
+/proc/net/tcp: that process is the agent.
 Stdlib only.
 """
 
@@ -308,26 +309,34 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def key_seen(self):
+        """(where, value) of every credential the request carries."""
         h = self.headers
         q = parse_qs(urlparse(self.path).query)
         cands = []
         for name in ("x-api-key", "x-goog-api-key", "api-key"):
             if h.get(name):
-                cands.append(h.get(name))
+                cands.append((name, h.get(name)))
         auth = h.get("Authorization")
         if auth and auth.lower().startswith("bearer "):
-            cands.append(auth[7:].strip())
-        if "key" in q:
-            cands.extend(q["key"])
+            cands.append(("bearer", auth[7:].strip()))
+        for v in q.get("key", []):
+            cands.append(("query", v))
         return cands
 
     def check_key(self):
         keys = self.key_seen()
-        return SCRIPT["key"] in keys, bool(keys)
+        return SCRIPT["key"] in [v for _, v in keys], bool(keys)
+
+    def key_via(self):
+        """Where the right key came (bearer for an OAuth login), or None."""
+        for where, v in self.key_seen():
+            if v == SCRIPT["key"]:
+                return where
+        return None
 
     def base_rec(self, flavour):
         rec = {"method": self.command, "path": self.path, "flavour": flavour,
-               "ua": self.headers.get("User-Agent")}
+               "ua": self.headers.get("User-Agent"), "via": self.key_via()}
         try:
             rec["peer"] = peer_process(self.client_address[1],
                                        self.server.server_address[1])

@@ -10,10 +10,21 @@ Fields:
   bin       the command users type, relative to the install prefix
   argv      its arguments ({prompt} is the prompt)
   api       anthropic | gemini | responses | chat (what the mock speaks to it)
-  key_env   the variable holding the API key (None: only its config has it)
+  key_env   the variable holding the API key (None: only its config or its
+            login file has it)
+  login     the agent logs in through this credential file (relative to
+            home), written in the format the agent reads and holding the
+            key (@KEY@, the access token) that the mock accepts, and
+            nothing else does: key_env is None and no config names the key
+  login_make  how that file is made when no template can write it:
+            gemini-keychain (Gemini CLI's encrypted file store) or command
+            (login_cmd, the agent's own login command, run as the test
+            user with the key on stdin)
+  via       where every request must carry the key (bearer, x-api-key)
   env       more variables for the agent ({port} {key} {home} {ws} {base})
   creds     credential files planted in its home (relative to home), each
-            holding a marker its shells must not read (issue 14)
+            holding a marker (the login file: the key) its shells must not
+            read (issue 14)
   modes     plain (no envshim), shim (envshim --), contain (envshim --contain --)
   tool      the shell tool's name when the mock's guess is wrong
   timeout   seconds for one agent run
@@ -33,7 +44,8 @@ Fields:
             environment); ref, how the env block refers to an exported
             variable (${%s}); list, the arguments that list the servers,
             starting each; settings, more top-level objects merged into
-            that file
+            that file; lost_too, variables the agent exports to every child
+            (its login's key), which the servers lose as well
 """
 
 PROMPT = ("This is an automated test. Run each shell command the test gives "
@@ -48,7 +60,9 @@ AGENTS = [
         "argv": ["-p", "{prompt}", "--dangerously-skip-permissions",
                  "--model", "claude-sonnet-4-5"],
         "api": "anthropic",
-        "key_env": "ANTHROPIC_API_KEY",
+        "key_env": None,
+        "login": ".claude/.credentials.json",
+        "via": "bearer",    # an OAuth login; an API key goes as x-api-key
         "env": {
             "ANTHROPIC_BASE_URL": "{base}",
             "DISABLE_AUTOUPDATER": "1",
@@ -67,12 +81,16 @@ AGENTS = [
         "bin": "node_modules/.bin/gemini",
         "argv": ["-p", "{prompt}", "--yolo", "-m", "gemini-2.5-flash"],
         "api": "gemini",
-        "key_env": "GEMINI_API_KEY",
+        "key_env": None,
+        "login": ".gemini/gemini-credentials.json",
+        "login_make": "gemini-keychain",
         "env": {
             "GOOGLE_GEMINI_BASE_URL": "{base}",
             "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            "GEMINI_FORCE_FILE_STORAGE": "true",
         },
-        "creds": [".gemini/oauth_creds.json", ".gemini/google_accounts.json"],
+        "creds": [".gemini/gemini-credentials.json", ".gemini/oauth_creds.json",
+                  ".gemini/google_accounts.json"],
         "settle": "0.3",
         "mcp": {"file": ".gemini/settings.json", "list": ["mcp", "list"]},
         "modes": ["plain", "shim", "contain"],
@@ -87,13 +105,17 @@ AGENTS = [
         "bin": "node_modules/.bin/gemini",
         "argv": ["-i", "{prompt}", "--yolo", "-m", "gemini-2.5-flash"],
         "api": "gemini",
-        "key_env": "GEMINI_API_KEY",
+        "key_env": None,
+        "login": ".gemini/gemini-credentials.json",
+        "login_make": "gemini-keychain",
         "env": {
             "GOOGLE_GEMINI_BASE_URL": "{base}",
             "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            "GEMINI_FORCE_FILE_STORAGE": "true",
             "TERM": "xterm-256color",
         },
-        "creds": [".gemini/oauth_creds.json", ".gemini/google_accounts.json"],
+        "creds": [".gemini/gemini-credentials.json", ".gemini/oauth_creds.json",
+                  ".gemini/google_accounts.json"],
         "settle": "0.3",
         "tty": True,
         "modes": ["plain", "shim"],
@@ -105,7 +127,8 @@ AGENTS = [
         "bin": "node_modules/.bin/pi",
         "argv": ["--offline", "--provider", "e2e", "--model", "mock-model", "-p", "{prompt}"],
         "api": "chat",
-        "key_env": "OPENAI_API_KEY",
+        "key_env": None,
+        "login": ".pi/agent/auth.json",
         "env": {"PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0"},
         "creds": [".pi/agent/auth.json"],
         "modes": ["plain", "shim", "contain"],
@@ -117,12 +140,15 @@ AGENTS = [
         "bin": "node_modules/.bin/qwen",
         "argv": ["-p", "{prompt}", "--yolo"],
         "api": "chat",
-        "key_env": "OPENAI_API_KEY",
-        "env": {"OPENAI_BASE_URL": "{base}/v1", "OPENAI_MODEL": "mock-model"},
-        "creds": [".qwen/oauth_creds.json"],
+        "key_env": None,
+        "login": ".qwen/settings.json",
+        "env": {},
+        "creds": [".qwen/settings.json", ".qwen/oauth_creds.json"],
         "settle": "0.3",
-        # its MCP tools hide behind tool_search unless that is off
+        # its MCP tools hide behind tool_search unless that is off; it
+        # exports its settings' env block, the login's key, to every child
         "mcp": {"file": ".qwen/settings.json", "list": ["mcp", "list"],
+                "lost_too": ["E2E_PROVIDER_API_KEY"],
                 "settings": {"tools": {"toolSearch": {"enabled": False}}}},
         "modes": ["plain", "shim", "contain"],
     },
@@ -134,7 +160,8 @@ AGENTS = [
         "argv": ["exec", "--dangerously-bypass-approvals-and-sandbox",
                  "--skip-git-repo-check", "{prompt}"],
         "api": "responses",
-        "key_env": "OPENAI_API_KEY",
+        "key_env": None,
+        "login": ".codex/auth.json",
         "env": {},
         "creds": [".codex/auth.json"],
         "modes": ["plain", "shim", "contain"],
@@ -151,7 +178,8 @@ AGENTS = [
         "argv": ["exec", "--dangerously-bypass-approvals-and-sandbox",
                  "--skip-git-repo-check", "{prompt}"],
         "api": "responses",
-        "key_env": "OPENAI_API_KEY",
+        "key_env": None,
+        "login": ".codex/auth.json",
         "env": {},
         "creds": [".codex/auth.json"],
         "modes": ["plain", "contain"],
@@ -163,7 +191,8 @@ AGENTS = [
         "bin": "node_modules/.bin/opencode",
         "argv": ["run", "{prompt}"],
         "api": "chat",
-        "key_env": "OPENAI_API_KEY",
+        "key_env": None,
+        "login": ".local/share/opencode/auth.json",
         "env": {
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
             "OPENCODE_DISABLE_MODELS_FETCH": "1",
@@ -183,13 +212,20 @@ AGENTS = [
         "bin": "node_modules/.bin/openclaw",
         "argv": ["agent", "exec", "--model", "e2e/mock-model", "{prompt}"],
         "api": "chat",
-        "key_env": "OPENAI_API_KEY",
+        "key_env": None,
+        "login": ".openclaw/state/openclaw.sqlite",
+        "login_make": "command",
+        "login_cmd": ["models", "auth", "paste-token", "--provider", "e2e"],
         "env": {"OPENCLAW_NO_AUTO_UPDATE": "1", "OPENCLAW_DISABLE_BONJOUR": "1"},
-        "creds": [".openclaw/credentials/oauth.json"],
+        "creds": [".openclaw/state/openclaw.sqlite"],
         "modes": ["plain", "shim", "contain"],
         "timeout": 120,
     },
     {
+        # no login file: its login is a GitHub token it checks against
+        # github.com (or a *.ghe.com host) over HTTPS, which the suite cannot
+        # redirect, and offline (BYOK) it reads the provider's key from the
+        # environment only (`copilot help environment`)
         "name": "copilot",
         "package": "@github/copilot@1.0.102",
         "node": None,
