@@ -102,14 +102,19 @@ struct es_audit {
 	const uint64_t		*own_hash;	/* where own is envp itself: the */
 	size_t			 nown_hash;	/* agent's starting entries, hashed */
 	int			 own_full;	/* (too many: every entry is own) */
+	const char *const	*hidden;	/* a sandbox: the paths it hides */
+	size_t			 nhidden;	/* (never contents or sizes) */
+	const char		*home;		/* shown as ~ in hidden, or NULL */
 };
 
 /*
  * One JSON line (ending in '\n') into buf.  Names of dropped and rewritten
  * variables appear (but for entries equal to one of quiet: the shim's own
  * inherited entries, replaced by the same), values never; argv elements with a secret shape are
- * masked.  When buf is too small the record is cut short but stays valid
- * JSON with "truncated":true.  Returns the length, or -1 if len < 256.
+ * masked.  Hidden paths take at most half the record; those that do not
+ * fit are counted in "hidden_more".  When buf is too small the record is
+ * cut short but stays valid JSON with "truncated":true.  Returns the
+ * length, or -1 if len < 256.
  */
 long	es_audit_format(const struct es_audit *, char *buf, size_t len);
 

@@ -33,6 +33,9 @@ struct rec {
 	char	*kept;			/* "NAME (program rule F:L), ..." */
 	char	*lost;			/* "NAME (reason), ..." */
 	char	*lostnames;		/* "NAME NAME" */
+	char	*hidden;		/* "PATH, PATH": what its sandbox hid */
+	long	 hidden_more;		/* ... and this many more */
+	int	 hid;			/* the helper's record of what it hid */
 	char	 word[ES_PROGRAM_WORDS][256];	/* argv's first words */
 	size_t	 nword;
 	long	 pid, ppid;
@@ -362,6 +365,17 @@ var_elem(struct parser *ps, void *arg)
 	return append(vl->list, ", ", item);
 }
 
+/* One path of a "hidden" list, appended to *arg. */
+static int
+path_elem(struct parser *ps, void *arg)
+{
+	char	s[FIELD_MAX];
+
+	if (jstring(ps, s, sizeof(s)) == -1)
+		return -1;
+	return append(arg, ", ", s);
+}
+
 static int
 rec_member(struct parser *ps, const char *key, void *arg)
 {
@@ -422,6 +436,10 @@ rec_member(struct parser *ps, const char *key, void *arg)
 
 		return jarray(ps, var_elem, &vl);
 	}
+	if (strcmp(key, "hidden") == 0)
+		return jarray(ps, path_elem, &r->hidden);
+	if (strcmp(key, "hidden_more") == 0)
+		return jlong(ps, &r->hidden_more);
 	return jskip(ps);
 }
 
@@ -434,8 +452,9 @@ rec_free(struct rec *r)
 	free(r->kept);
 	free(r->lost);
 	free(r->lostnames);
+	free(r->hidden);
 	r->dropped = r->rewritten = r->reasons = NULL;
-	r->kept = r->lost = r->lostnames = NULL;
+	r->kept = r->lost = r->lostnames = r->hidden = NULL;
 }
 
 /* One line into r; -1 (r freed) when it is not a whole record. */
@@ -452,6 +471,8 @@ rec_parse(const char *line, struct rec *r)
 	if (*ps.s != '\0' || r->pid < 0 || r->action[0] == '\0' ||
 	    r->time[0] == '\0')
 		goto bad;
+	r->hid = strcmp(r->hook, "sandbox") == 0 &&
+	    strcmp(r->action, "hidden") == 0;
 	return 0;
 bad:
 	rec_free(r);
@@ -609,6 +630,17 @@ show(struct rec *rs, size_t i, int depth, int last, char *rails)
 
 		lost_hint(r, hint, sizeof(hint));
 		detail(rails, depth, "lost", hint);
+	}
+	if (r->hidden != NULL) {
+		char	more[48] = "";
+
+		if (r->hidden_more > 0)
+			snprintf(more, sizeof(more), " and %ld more",
+			    r->hidden_more);
+		rails_out(rails, depth);
+		fputs("   hidden: ", stdout);
+		put(r->hidden);
+		printf("%s\n", more);
 	}
 	for (j = r->kid; j != 0; j = rs[j - 1].next)
 		show(rs, j - 1, depth + 1, rs[j - 1].next == 0, rails);
@@ -783,11 +815,15 @@ summary(struct rec *rs, size_t n, size_t bad, int json)
 {
 	struct counts	 c, ca;
 	size_t		 i, sandboxed = 0, refused = 0, unconfined = 0;
-	size_t		 na = 0, wsandbox = 0, wrefuse = 0;
+	size_t		 na = 0, wsandbox = 0, wrefuse = 0, nhid = 0;
 
 	memset(&c, 0, sizeof(c));
 	memset(&ca, 0, sizeof(ca));
 	for (i = 0; i < n; i++) {
+		if (rs[i].hid) {	/* a sandbox's, not a launch */
+			nhid++;
+			continue;
+		}
 		sandboxed += strcmp(rs[i].action, "sandbox") == 0;
 		refused += strcmp(rs[i].action, "refused") == 0;
 		unconfined += strcmp(rs[i].action, "unconfined") == 0;
@@ -802,7 +838,7 @@ summary(struct rec *rs, size_t n, size_t bad, int json)
 	if (json) {
 		printf("\"summary\":{\"launches\":%zu,\"sandboxed\":%zu,"
 		    "\"refused\":%zu,\"unconfined\":%zu,\"malformed\":%zu,"
-		    "\"dropped\":{", n, sandboxed, refused, unconfined, bad);
+		    "\"dropped\":{", n - nhid, sandboxed, refused, unconfined, bad);
 		put_counts(&c, 1);
 		printf("},\"audit\":{\"launches\":%zu,\"sandbox\":%zu,"
 		    "\"refused\":%zu,\"dropped\":{", na, wsandbox, wrefuse);
@@ -811,7 +847,7 @@ summary(struct rec *rs, size_t n, size_t bad, int json)
 		return;
 	}
 	printf("\nlaunches: %zu, sandboxed: %zu, refused: %zu, "
-	    "unconfined: %zu\n", n, sandboxed, refused, unconfined);
+	    "unconfined: %zu\n", n - nhid, sandboxed, refused, unconfined);
 	printf("variables dropped: %zu", total(&c));
 	put_counts(&c, 0);
 	putchar('\n');
@@ -921,6 +957,32 @@ es_cmd_lost_report(const char *path, long long from, FILE *out)
 	}
 }
 
+/*
+ * The helper's record of what a sandbox hid goes with the launch it
+ * belongs to: the latest recent record of the same pid.  Returns 1 when
+ * r was taken (and freed), 0 to keep it as a record of its own.
+ */
+static int
+hid_onto(struct rec *rs, size_t n, struct rec *r)
+{
+	size_t	i, k;
+
+	for (i = n, k = 0; i > 0 && k < 256; i--, k++) {
+		struct rec *l = &rs[i - 1];
+
+		if (l->pid != r->pid || l->sandbox != r->sandbox || l->hid)
+			continue;
+		if (l->hidden != NULL)
+			return 0;
+		l->hidden = r->hidden;
+		l->hidden_more = r->hidden_more;
+		r->hidden = NULL;
+		rec_free(r);
+		return 1;
+	}
+	return 0;
+}
+
 int
 es_cmd_log(int argc, char **argv)
 {
@@ -1006,6 +1068,8 @@ es_cmd_log(int argc, char **argv)
 			}
 			rs = nr;
 		}
+		if (!json && r.hid && hid_onto(rs, n, &r))
+			continue;
 		r.raw = json ? strdup(line) : NULL;
 		rs[n++] = r;
 	}

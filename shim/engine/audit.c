@@ -331,6 +331,52 @@ names(struct w *w, const struct es_audit *a, int which)
 		w->in_array = 0;
 }
 
+/* Room kept back while listing hidden paths: ],"hidden_more":N */
+#define MORE	40
+
+/*
+ * The paths a sandbox hides, the home shown as "~": as many as fit in
+ * half of what is left (the argv still has room), then the count of the
+ * rest.  Paths only: what the files hold, or how much, is never known here.
+ */
+static void
+hidden(struct w *w, const struct es_audit *a)
+{
+	char p[ES_PATH_MAX + 2], d[24];
+	size_t i, mark, cap = w->cap, hl, sl;
+
+	if (w->cap - w->len < 2 * MORE || open_array(w, "hidden") == -1)
+		return;
+	w->cap = w->len + (cap - w->len) / 2;
+	hl = a->home != NULL ? strlen(a->home) : 0;
+	for (i = 0; i < a->nhidden; i++) {
+		const char *s = a->hidden[i];
+
+		sl = strnlen(s, ES_PATH_MAX);
+		mark = w->len;
+		if (i > 0)
+			put(w, ",", 1);
+		if (hl > 1 && sl >= hl && strncmp(s, a->home, hl) == 0 &&
+		    (s[hl] == '/' || s[hl] == '\0')) {
+			p[0] = '~';
+			memcpy(p + 1, s + hl, sl - hl);
+			str(w, p, 1 + sl - hl);
+		} else
+			str(w, s, sl);
+		if (w->cut) {
+			w->len = mark;
+			w->cut = 0;
+			break;
+		}
+	}
+	w->cap = cap;
+	put(w, "]", 1);
+	w->in_array = 0;
+	if (i < a->nhidden)
+		member(w, "hidden_more", decimal(d, (long long)(a->nhidden - i)),
+		    0);
+}
+
 long
 es_audit_format(const struct es_audit *a, char *buf, size_t len)
 {
@@ -381,6 +427,8 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 	if (a->own != NULL && !w.cut && any_lost(a) &&
 	    open_array(&w, "lost") == 0)
 		names(&w, a, L_LOST);
+	if (a->nhidden > 0 && !w.cut)
+		hidden(&w, a);
 	/* argv last: it is the part most likely not to fit. */
 	if (!w.cut)
 		open_array(&w, "argv");

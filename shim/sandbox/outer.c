@@ -171,6 +171,24 @@ userns_cause(int e, char *buf, size_t len)
 		    "optional\"", errstr(e, eb, sizeof(eb)));
 }
 
+/* One record to where the policy logs: one write. */
+static void
+audit_put(const struct es_policy *p, const char *log, const char *line, long n)
+{
+	int fd;
+
+	if (p->log == ES_LOG_STDERR)
+		(void)!write(STDERR_FILENO, line, (size_t)n);
+	else if (p->log == ES_LOG_SYSLOG)
+		syslog(LOG_AUTHPRIV | LOG_WARNING, "envshim: %.*s", (int)n - 1,
+		    line);
+	else if (log != NULL && (fd = open(log, O_WRONLY | O_APPEND | O_CREAT |
+	    O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600)) != -1) {
+		(void)!write(fd, line, (size_t)n);
+		close(fd);
+	}
+}
+
 /* "sandbox optional" without a sandbox: said in the audit log, one write. */
 static void
 audit_unconfined(const struct es_policy *p, const char *log,
@@ -180,7 +198,6 @@ audit_unconfined(const struct es_policy *p, const char *log,
 	struct es_audit a;
 	struct timespec now;
 	long n;
-	int fd;
 
 	if (p->log == ES_LOG_OFF)
 		return;
@@ -196,18 +213,49 @@ audit_unconfined(const struct es_policy *p, const char *log,
 	a.reason = reason;
 	a.audit_mode = p->mode == ES_MODE_AUDIT;
 	a.p = p;
-	if ((n = es_audit_format(&a, line, sizeof(line))) <= 0)
+	if ((n = es_audit_format(&a, line, sizeof(line))) > 0)
+		audit_put(p, log, line, n);
+}
+
+/*
+ * What this sandbox hides that exists now, by path (never contents or
+ * sizes): one record after the launch's own, with its pid, which
+ * `envshim log` shows as part of that launch.
+ */
+static void
+audit_hidden(const struct es_policy *p, const char *log,
+    const struct es_sbx_plan *pl, const char *home)
+{
+	char line[ES_LOG_LINE];
+	const char **v;
+	struct es_audit a;
+	struct timespec now;
+	size_t i, k = 0;
+	long n;
+
+	if (p->log == ES_LOG_OFF ||
+	    (v = calloc(pl->nmnt + 1, sizeof(*v))) == NULL)
 		return;
-	if (p->log == ES_LOG_STDERR)
-		(void)!write(STDERR_FILENO, line, (size_t)n);
-	else if (p->log == ES_LOG_SYSLOG)
-		syslog(LOG_AUTHPRIV | LOG_WARNING, "envshim: %.*s", (int)n - 1,
-		    line);
-	else if (log != NULL && (fd = open(log, O_WRONLY | O_APPEND | O_CREAT |
-	    O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600)) != -1) {
-		(void)!write(fd, line, (size_t)n);
-		close(fd);
-	}
+	for (i = 0; i < pl->nmnt; i++)
+		if (pl->mnt[i].kind == ES_MK_HIDE_DIR ||
+		    pl->mnt[i].kind == ES_MK_HIDE_FILE)
+			v[k++] = pl->mnt[i].path;
+	clock_gettime(CLOCK_REALTIME, &now);
+	memset(&a, 0, sizeof(a));
+	a.time_ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	a.pid = (long)pl->outer;
+	a.ppid = (long)getppid();
+	a.hook = "sandbox";
+	a.path = pl->path;
+	a.action = "hidden";
+	a.audit_mode = p->mode == ES_MODE_AUDIT;
+	a.p = p;
+	a.hidden = v;
+	a.nhidden = k;
+	a.home = home;
+	if (k > 0 && (n = es_audit_format(&a, line, sizeof(line))) > 0)
+		audit_put(p, log, line, n);
+	free(v);
 }
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -418,6 +466,7 @@ main(int argc, char *argv[])
 	log = es_sbx_log_path(&pol, home);
 	es_sbx_plan_session(&pl, home);
 	es_sbx_plan_mounts(&pl, &pol, home, log);
+	audit_hidden(&pol, log, &pl, home);
 
 	only_stdio(pl.path);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)

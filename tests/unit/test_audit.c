@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -351,6 +353,55 @@ lost_when_the_block_is_environ(void **state)
 	assert_null(strstr(buf, "\"lost\""));
 }
 
+/*
+ * A sandbox's hidden paths: the home as "~" (only at a component's end),
+ * as many as fit in half the record, the rest counted, and the record
+ * never cut for them.
+ */
+static void
+hidden_paths_are_bounded(void **state)
+{
+	const char *few[] = { "/h/.npmrc", "/h/.ssh/id_ed25519", "/run/docker.sock",
+	    "/hx/not" };
+	static char paths[500][80];
+	static const char *many[500];
+	struct es_audit a = { .hook = "sandbox", .path = "/bin/sh", .action = "hidden",
+	    .p = &pol, .hidden = few, .nhidden = 4, .home = "/h" };
+	char buf[ES_LOG_LINE];
+	const char *q, *m;
+	size_t len, listed;
+	long n;
+	int i;
+
+	(void)state;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, ",\"hidden\":[\"~/.npmrc\",\"~/.ssh/id_ed25519\","
+	    "\"/run/docker.sock\",\"/hx/not\"],\"argv\":[]}"));
+	for (i = 0; i < 500; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "/h/.ssh/id_ed25519-with-a-long-name-%03d", i);
+		many[i] = paths[i];
+	}
+	a.hidden = many;
+	a.nhidden = 500;
+	for (len = 256; len <= sizeof(buf); len += 97) {
+		n = es_audit_format(&a, buf, len);
+		assert_true(n > 0 && (size_t)n < len);
+		buf[n] = '\0';
+		assert_balanced(buf, (size_t)n);
+		assert_null(strstr(buf, "truncated"));
+		for (listed = 0, q = buf; (q = strstr(q, "\"~/.ssh/")) != NULL; q++)
+			listed++;
+		m = strstr(buf, "\"hidden_more\":");
+		if (listed == 0 && m == NULL)	/* no room for the list at all */
+			continue;
+		assert_non_null(m);
+		assert_int_equal(listed + (size_t)atol(m + 14), 500);
+		assert_true(listed <= len / 2 / 40);
+	}
+}
+
 int
 main(void)
 {
@@ -365,6 +416,7 @@ main(void)
 		cmocka_unit_test_setup(dates_across_eras, setup),
 		cmocka_unit_test_setup(program_kept_and_lost, setup),
 		cmocka_unit_test_setup(lost_when_the_block_is_environ, setup),
+		cmocka_unit_test_setup(hidden_paths_are_bounded, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -201,3 +201,28 @@ PY
 	[ "${lines[0]}" = "[]" ]
 	[ "${lines[1]}" = "['ENVSHIM_POLICY']" ]
 }
+
+@test "a sandbox's hidden paths go with its launch, are no launch themselves, and count the rest" {
+	cat > "$LOG" <<'J'
+{"time":"2025-11-30T09:00:00Z","pid":10,"ppid":1,"path":"/a","argv":["a"],"action":"run","agent":true}
+{"time":"2025-11-30T09:00:01Z","pid":11,"ppid":10,"path":"/bin/bash","argv":["bash","-c","x"],"action":"sandbox"}
+{"time":"2025-11-30T09:00:01Z","pid":11,"ppid":10,"hook":"sandbox","path":"/bin/bash","action":"hidden","hidden":["~/.npmrc","~/.ssh/id_ed25519"],"hidden_more":3,"argv":[]}
+{"time":"2025-11-30T09:00:02Z","pid":12,"ppid":10,"hook":"sandbox","path":"/bin/sh","action":"hidden","hidden":["~/.pgpass"],"argv":[]}
+J
+	run -0 "$ENVSHIM" log "$LOG"
+	[ "${lines[0]}" = "10 a  [run] (agent)" ]
+	[ "${lines[1]}" = "|- 11 bash -c x  [sandbox]" ]
+	[ "${lines[2]}" = "|     hidden: ~/.npmrc, ~/.ssh/id_ed25519 and 3 more" ]
+	# one whose launch left no record stands alone
+	[ "${lines[3]}" = "\`- 12 /bin/sh  [hidden]" ]
+	[ "${lines[4]}" = "      path: /bin/sh" ]
+	[ "${lines[5]}" = "      hidden: ~/.pgpass" ]
+	[[ "$output" == *"launches: 2, sandboxed: 1,"* ]]
+	run -0 "$ENVSHIM" log --json "$LOG"
+	python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert [r["action"] for r in d["records"]] == ["run", "sandbox", "hidden", "hidden"], d
+assert d["summary"]["launches"] == 2, d
+' <<<"$output"
+}

@@ -312,6 +312,58 @@ sys.exit(subprocess.run(["sh", "-c", "cat ~/.npmrc ~/.pgpass"]).returncode)'
 	[ "${lines[-1]}" = inner ]
 }
 
+@test "envshim log names what each sandbox hid, by path, never what it held" {
+	echo "$MARK" >"$H/.npmrc"
+	mkdir -p "$H/.ssh"
+	echo "$MARK" >"$H/.ssh/id_ed25519"
+	own
+	run agent 'import subprocess; subprocess.run(["bash", "-c", "cat ~/.npmrc; echo ran"])'
+	[ "$status" -eq 0 ]
+	[ "$output" = ran ]
+	# contain mode: the contained agent's shell, through the same helper
+	run as_nobody env -i HOME="$H" PATH=/usr/local/bin:/usr/bin:/bin LANG=C \
+		XDG_STATE_HOME="$R/state" "$ENVSHIM" --contain -- /bin/sh -c \
+		'/bin/sh -c "cat ~/.ssh/id_ed25519; echo contained"'
+	[ "$status" -eq 0 ]
+	[ "$output" = contained ]
+	run -0 grep -c . "$R/state/envshim/audit.jsonl"
+	run -1 grep -e "$MARK" -e '"size"' "$R/state/envshim/audit.jsonl"
+	run -0 as_nobody env -i HOME="$H" XDG_STATE_HOME="$R/state" "$ENVSHIM" log
+	lacks "$MARK"
+	[[ "$output" != *"[hidden]"* ]]
+	# under the launch it belongs to: the agent's bash, contain's sandboxed sh
+	for l in 'bash -c cat ~/.npmrc; echo ran  [sandbox]' \
+	    '/bin/sh -c /bin/sh -c "cat ~/.ssh/id_ed25519; echo contained"  [sandbox]'; do
+		h=$(grep -A3 -F "$l" <<<"$output" | grep '^ *hidden: ')
+		[[ "$h" == *"~/.npmrc"* && "$h" == *"~/.ssh/id_ed25519"* ]]
+	done
+}
+
+@test "a record of what was hidden stays in ES_LOG_LINE and counts the rest" {
+	local i
+	mkdir -p "$H/.ssh"
+	for i in $(seq 1 400); do
+		echo "$MARK" >"$H/.ssh/id_ed25519-a-rather-long-key-name-for-the-bound-$i"
+	done
+	own
+	run -0 sbx -- true
+	LOGF=$H/.local/state/envshim/audit.jsonl
+	run -0 python3 -c '
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+h = [r for r in recs if r["action"] == "hidden"]
+assert len(h) == 1, recs
+assert all(len(l) <= 8192 for l in open(sys.argv[1]).read().splitlines()), "a long line"
+n = len(h[0]["hidden"])
+assert 0 < n < 400 and n + h[0]["hidden_more"] == 400, (n, h[0].get("hidden_more"))
+assert "truncated" not in h[0], h[0]
+print(h[0]["hidden_more"])' "$LOGF"
+	more=$output
+	run -0 as_nobody env -i HOME="$H" "$ENVSHIM" log
+	[[ "$output" == *" and $more more"* ]]
+	lacks "$MARK"
+}
+
 @test "home private: a Go build, an npm install from a tarball and a git commit work; the rest of home is gone" {
 	mkdir -p "$H/.unknown-tool" "$H/.cache/huggingface" "$H/.ssh"
 	echo "$MARK" >"$H/.unknown-tool/session"
