@@ -162,6 +162,20 @@ $(B)/progs/go_agent: tests/progs/go_agent/main.go tests/progs/go_agent/go.mod
 deps:
 	@tests/deps.sh
 
+# yarn 1 (classic) for secrets.bats, which runs it with its config hidden:
+# it crashes on an EACCES from a config file where npm copes.  From the
+# npm registry once (one package, no dependencies), then kept in $(B).
+YARN_VERSION	:= 1.22.22
+YARN		:= $(B)/yarn-$(YARN_VERSION)/node_modules/yarn/bin/yarn
+$(YARN):
+	@command -v npm >/dev/null || { echo "npm not found: tests/deps.sh" \
+	    "installs it" >&2; exit 1; }
+	@mkdir -p $(B)/yarn-$(YARN_VERSION)
+	npm install --prefix $(B)/yarn-$(YARN_VERSION) --no-audit --no-fund \
+	    --no-save --prefer-offline --ignore-scripts --loglevel=warn \
+	    yarn@$(YARN_VERSION)
+	@test -x $@
+
 unit: $(UNIT_BINS) $(B)/progs/static_hello
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
@@ -175,7 +189,7 @@ clang-build:
 	$(MAKE) --no-print-directory B=$(B)/clang CC=clang $(B)/clang/libenvshim.so \
 	    $(B)/clang/envshim $(B)/clang/envshim-sandbox
 
-bats: all $(PROG_BINS) $(B)/progs/go_agent
+bats: all $(PROG_BINS) $(B)/progs/go_agent $(YARN)
 	bats --print-output-on-failure -r tests/bats
 
 # The command and the helper under ASan+UBSan for sanitize.bats (never the

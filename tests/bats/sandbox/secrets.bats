@@ -205,6 +205,37 @@ sys.exit(subprocess.run(["bash", "-c", sys.argv[3]]).returncode)' "$R/seeded" "$
 	[ "${lines[3]}" = Kept ]
 }
 
+@test "yarn 1 runs without error with its config hidden" {
+	local y=$BUILD/yarn-1.22.22/node_modules/yarn
+	[ -x "$y/bin/yarn" ] || { echo "no yarn in the build: make bats installs it" >&2; false; }
+	cp -r "$y" "$R/yarn"
+	chmod -R a+rX "$R/yarn"
+	printf '"//registry.example.org/:_authToken" "%s"\nregistry "https://registry.example.org/"\n' \
+		"$MARK" >"$H/.yarnrc"
+	printf 'npmAuthToken: "%s"\nnpmRegistryServer: "https://registry.example.org"\n' \
+		"$MARK" >"$H/.yarnrc.yml"
+	printf '//registry.example.org/:_authToken=%s\n' "$MARK" >"$H/.npmrc"
+	mkdir -p "$WS/pkg" "$WS/app"
+	printf '{"name":"tiny","version":"1.0.0","main":"index.js"}\n' >"$WS/pkg/package.json"
+	echo 'module.exports = "yarn-ran";' >"$WS/pkg/index.js"
+	printf '{"name":"app","version":"1.0.0","license":"MIT","dependencies":{"tiny":"file:../pkg"}}\n' \
+		>"$WS/app/package.json"
+	own
+	run sbx -- sh -c "cd app && $R/yarn/bin/yarn --version && echo version-ok
+	    $R/yarn/bin/yarn config list && echo config-ok
+	    $R/yarn/bin/yarn install --offline --non-interactive --no-progress && echo install-ok
+	    node -p 'require(\"tiny\")'"
+	[ "$status" -eq 0 ]
+	lacks "$MARK"
+	[ "${lines[0]}" = 1.22.22 ]
+	[ "${lines[1]}" = version-ok ]
+	[[ "$output" == *config-ok* ]]
+	[[ "$output" == *install-ok* ]]
+	[ "${lines[-1]}" = yarn-ran ]
+	# the registry of the hidden files is not the one yarn uses
+	[[ "$output" != *registry.example.org* ]]
+}
+
 @test "a credential file renamed into place, or made later, is hidden from the next shell" {
 	mkdir -p "$H/.claude"
 	echo '{"old":1}' >"$H/.claude.json"
