@@ -957,30 +957,45 @@ es_cmd_lost_report(const char *path, long long from, FILE *out)
 	}
 }
 
+/* Is rs[j] the launch a hidden record of pid (and sandbox) belongs to? */
+static int
+hid_owner(const struct rec *rs, size_t j, const struct rec *h)
+{
+	return !rs[j].hid && rs[j].hidden == NULL && rs[j].pid == h->pid &&
+	    rs[j].sandbox == h->sandbox;
+}
+
 /*
  * The helper's record of what a sandbox hid goes with the launch it
- * belongs to: the latest recent record of the same pid.  Returns 1 when
- * r was taken (and freed), 0 to keep it as a record of its own.
+ * belongs to, the nearest record of the same pid: after it, or before it
+ * when the spawner wrote its record once posix_spawn returned.  Taken
+ * records leave rs; one with no launch stays a record of its own.
  */
-static int
-hid_onto(struct rec *rs, size_t n, struct rec *r)
+static void
+hid_merge(struct rec *rs, size_t *np)
 {
-	size_t	i, k;
+	size_t	n = *np, i, j, k, o = 0;
 
-	for (i = n, k = 0; i > 0 && k < 256; i--, k++) {
-		struct rec *l = &rs[i - 1];
-
-		if (l->pid != r->pid || l->sandbox != r->sandbox || l->hid)
+	for (i = 0; i < n; i++) {
+		if (!rs[i].hid)
 			continue;
-		if (l->hidden != NULL)
-			return 0;
-		l->hidden = r->hidden;
-		l->hidden_more = r->hidden_more;
-		r->hidden = NULL;
-		rec_free(r);
-		return 1;
+		for (k = 1, j = n; k <= 64 && j == n; k++)
+			if (i >= k && hid_owner(rs, i - k, &rs[i]))
+				j = i - k;
+			else if (i + k < n && hid_owner(rs, i + k, &rs[i]))
+				j = i + k;
+		if (j == n)
+			continue;
+		rs[j].hidden = rs[i].hidden;
+		rs[j].hidden_more = rs[i].hidden_more;
+		rs[i].hidden = NULL;
+		rec_free(&rs[i]);
+		rs[i].pid = -1;		/* taken */
 	}
-	return 0;
+	for (i = 0; i < n; i++)
+		if (rs[i].pid != -1)
+			rs[o++] = rs[i];
+	*np = o;
 }
 
 int
@@ -1068,8 +1083,6 @@ es_cmd_log(int argc, char **argv)
 			}
 			rs = nr;
 		}
-		if (!json && r.hid && hid_onto(rs, n, &r))
-			continue;
 		r.raw = json ? strdup(line) : NULL;
 		rs[n++] = r;
 	}
@@ -1082,6 +1095,7 @@ es_cmd_log(int argc, char **argv)
 			    rs[i].raw != NULL ? rs[i].raw : "null");
 		printf("],\n");
 	} else {
+		hid_merge(rs, &n);
 		link_tree(rs, n);
 		for (i = 0; i < n; i++)
 			if (!rs[i].child)

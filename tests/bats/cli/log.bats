@@ -207,22 +207,28 @@ PY
 {"time":"2025-11-30T09:00:00Z","pid":10,"ppid":1,"path":"/a","argv":["a"],"action":"run","agent":true}
 {"time":"2025-11-30T09:00:01Z","pid":11,"ppid":10,"path":"/bin/bash","argv":["bash","-c","x"],"action":"sandbox"}
 {"time":"2025-11-30T09:00:01Z","pid":11,"ppid":10,"hook":"sandbox","path":"/bin/bash","action":"hidden","hidden":["~/.npmrc","~/.ssh/id_ed25519"],"hidden_more":3,"argv":[]}
+{"time":"2025-11-30T09:00:01Z","pid":13,"ppid":10,"hook":"sandbox","path":"/bin/true","action":"hidden","hidden":["~/.netrc"],"argv":[]}
+{"time":"2025-11-30T09:00:01Z","pid":13,"ppid":10,"hook":"posix_spawn","path":"/bin/true","argv":["true"],"action":"sandbox"}
 {"time":"2025-11-30T09:00:02Z","pid":12,"ppid":10,"hook":"sandbox","path":"/bin/sh","action":"hidden","hidden":["~/.pgpass"],"argv":[]}
 J
 	run -0 "$ENVSHIM" log "$LOG"
 	[ "${lines[0]}" = "10 a  [run] (agent)" ]
 	[ "${lines[1]}" = "|- 11 bash -c x  [sandbox]" ]
 	[ "${lines[2]}" = "|     hidden: ~/.npmrc, ~/.ssh/id_ed25519 and 3 more" ]
+	# a spawner writes its record once posix_spawn returned: after the helper's
+	[ "${lines[3]}" = "|- 13 true  [sandbox]" ]
+	[ "${lines[4]}" = "|     hidden: ~/.netrc" ]
 	# one whose launch left no record stands alone
-	[ "${lines[3]}" = "\`- 12 /bin/sh  [hidden]" ]
-	[ "${lines[4]}" = "      path: /bin/sh" ]
-	[ "${lines[5]}" = "      hidden: ~/.pgpass" ]
-	[[ "$output" == *"launches: 2, sandboxed: 1,"* ]]
+	[ "${lines[5]}" = "\`- 12 /bin/sh  [hidden]" ]
+	[ "${lines[6]}" = "      path: /bin/sh" ]
+	[ "${lines[7]}" = "      hidden: ~/.pgpass" ]
+	[[ "$output" == *"launches: 3, sandboxed: 2,"* ]]
 	run -0 "$ENVSHIM" log --json "$LOG"
 	python3 -c '
 import json, sys
 d = json.loads(sys.stdin.read())
-assert [r["action"] for r in d["records"]] == ["run", "sandbox", "hidden", "hidden"], d
-assert d["summary"]["launches"] == 2, d
+assert [r["action"] for r in d["records"]] == ["run", "sandbox", "hidden", "hidden", "sandbox",
+                                               "hidden"], d
+assert d["summary"]["launches"] == 3, d
 ' <<<"$output"
 }

@@ -244,7 +244,9 @@ echo peek done' "${GH:0:14}"
 	# Each program went to the sandbox; none was the agent.
 	python3 - "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl" <<'PY'
 import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1]) if '"inside":false' in l]
+# (the helper's own records of what each sandbox hid aside)
+recs = [json.loads(l) for l in open(sys.argv[1])
+        if '"inside":false' in l and '"hook":"sandbox"' not in l]
 assert len(recs) == 5, recs
 assert all(r["action"] == "sandbox" and not r["agent"] for r in recs), recs
 PY
