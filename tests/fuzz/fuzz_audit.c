@@ -6,7 +6,8 @@
  * (ended by an empty string), then environment entries whose first byte
  * is their verdict.  Whatever they hold, the record must be one line of
  * printable ASCII that is a valid JSON object, fit the buffer, and never
- * contain the value of an environment entry.
+ * contain the value of an environment entry.  Without an argv (a flag) its
+ * strings are the hidden paths of a sandbox's record instead.
  */
 #include <ctype.h>
 #include <string.h>
@@ -240,6 +241,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a.hook = hook;
 	a.path = path;
 	a.argv = (flags & 0x20) ? NULL : argv;
+	/* without an argv its strings are a sandbox's hidden paths, path the home */
+	if (flags & 0x20) {
+		a.hidden = (const char *const *)argv;
+		a.nhidden = argc;
+		a.home = path;
+	}
 	a.action = action;
 	a.would = (flags & 0x01) ? would : NULL;
 	a.reason = (flags & 0x02) ? reason : NULL;
