@@ -254,7 +254,11 @@ struct hide_ctx {
 /*
  * What an agent's own shell machinery writes and the agent reads back,
  * outside the sandbox: bound writable at its real path when it exists,
- * each with the agent it serves (docs/envshim-sandbox.1).
+ * each with the agent it serves (docs/envshim-sandbox.1).  What the
+ * agents hand through their temp directory needs no entry: it is the
+ * session's (Claude Code's cwd file, Gemini CLI's and Qwen Code's
+ * bgpids and pwd files, pi's output log); Codex writes its shell
+ * snapshot itself from the shell's output, and opencode has none.
  */
 static const struct {
 	const char	*path;
@@ -262,6 +266,10 @@ static const struct {
 } agent_state[] = {
 	{ "~/.claude/shell-snapshots", "Claude Code: the shell snapshot its "
 	    "first shell writes and every later one sources" },
+	{ "~/.claude/session-env", "Claude Code: the exports its SessionStart, "
+	    "Setup, CwdChanged and FileChanged hooks write to CLAUDE_ENV_FILE "
+	    "(session-env/SESSION/EVENT-hook-N.sh), which it applies to every "
+	    "later Bash command" },
 };
 
 /*

@@ -364,6 +364,23 @@ subprocess.run(["bash", "-c", "echo \"export X=1\" >~/.claude/shell-snapshots/sn
 	[ ! -e "$HOME/.claude/other" ]
 }
 
+@test "home: Claude Code's session-env, where its hooks write CLAUDE_ENV_FILE, is bound writable at its real path" {
+	# Claude makes session-env/SESSION before it runs a SessionStart hook
+	# with CLAUDE_ENV_FILE pointing in it, then reads the file back
+	mkdir -p "$HOME/.claude/session-env/s1"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	run py "
+import os, subprocess
+env = dict(os.environ, CLAUDE_ENV_FILE='$HOME/.claude/session-env/s1/sessionstart-hook-0.sh')
+subprocess.run(['bash', '-c', 'echo \"export FROM_HOOK=1\" >\"\$CLAUDE_ENV_FILE\" && echo wrote'], env=env)
+print('agent-read', open(env['CLAUDE_ENV_FILE']).read().strip())
+"
+	[ "$status" -eq 0 ]
+	grep -qx wrote <<<"$output"
+	grep -qx "agent-read export FROM_HOOK=1" <<<"$output"
+	[ "$(cat "$HOME/.claude/session-env/s1/sessionstart-hook-0.sh")" = "export FROM_HOOK=1" ]
+}
+
 @test "home without its overlay (a ':' in the home's path): go build and npm write the session's cache directories, never the real home" {
 	HOME=$BATS_TEST_TMPDIR/ho:me
 	mkdir -p "$HOME/.cache/tool" "$HOME/.npm"
