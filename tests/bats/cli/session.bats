@@ -100,6 +100,34 @@ while not os.path.exists('$WS/go'):
 	grep -qx "   session: $(basename "$SESS")" <<<"$output"
 }
 
+@test "envshim log --session shows the launches of one agent run only" {
+	start_agent
+	as_nobody touch "$WS/go"
+	wait "$BGPID"
+	BGPID=
+	first=$(basename "$SESS")
+	rm -f "$WS/go" "$WS/ready"
+	start_agent
+	as_nobody touch "$WS/go"
+	wait "$BGPID"
+	BGPID=
+	second=$(basename "$SESS")
+	[ "$first" != "$second" ]
+	log=$BATS_TEST_TMPDIR/state/envshim/audit.jsonl
+	run as_nobody "$ENVSHIM" log --session "$first" "$log"
+	[ "$status" -eq 0 ]
+	grep -qx "   session: $first" <<<"$output"
+	lacks "$second"
+	grep -q "bash" <<<"$output"
+	run as_nobody "$ENVSHIM" log --json --session "$second" "$log"
+	[ "$status" -eq 0 ]
+	grep -q "\"session\":\"$second\"" <<<"$output"
+	lacks "\"session\":\"$first\""
+	run as_nobody "$ENVSHIM" log --session no-such "$log"
+	[ "$status" -eq 0 ]
+	grep -q "^no launches recorded" <<<"$output"
+}
+
 @test "a kept home layer (home-layer workspace) is listed with what it holds, and --discard removes it" {
 	printf 'home-layer workspace\n' >"$BATS_TEST_TMPDIR/kept.policy"
 	chmod 644 "$BATS_TEST_TMPDIR/kept.policy"
