@@ -636,13 +636,19 @@ def bench_session_start(ws, hd):
             {} if n == "session" else {"ENVSHIM_POLICY": "off.policy"},
             cmd)))
     s, broken = alternate(cfgs, SBX_ROUNDS, "session start")
+    rows_against(bench, cfgs, s, broken, "%.3f ms",
+                 ("sandbox off (no session)", "no session"))
+
+
+def rows_against(bench, cfgs, s, broken, fmt, ref):
+    """One row per config: its median (fmt, in ms) and its ratio to ref
+    (config, label); no goal."""
     for n, _, _, _ in cfgs:
         if n in broken:
             missing(bench, n, broken[n])
             continue
-        rows.append((bench, n, "%.3f ms" % (statistics.median(s[n]) / 1e6),
-                     ratios(s, n, (("sandbox off (no session)", "no session"),)),
-                     "", ""))
+        rows.append((bench, n, fmt % (statistics.median(s[n]) / 1e6),
+                     ratios(s, n, (ref,)), "", ""))
 # One build, timed: a fresh session (or, without envshim, a fresh GOCACHE)
 # made for it and removed after, so every build starts with an empty cache.
 GO_TIMER = r"""
@@ -701,12 +707,7 @@ def bench_go_build(ws, hd, env):
             else {"GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOCACHE": "EMPTY"},
             cmd, cwd=mod).replace(ws, "WS")))
     s, broken = alternate(cfgs, GO_ROUNDS, "go build")
-    for n, _, _, _ in cfgs:
-        if n in broken:
-            missing(bench, n, broken[n])
-            continue
-        rows.append((bench, n, "%.0f ms" % (statistics.median(s[n]) / 1e6),
-                     ratios(s, n, (("go build", "go build"),)), "", ""))
+    rows_against(bench, cfgs, s, broken, "%.0f ms", ("go build", "go build"))
 
 
 # What a developer's home holds: credential stores the hide list names

@@ -267,6 +267,14 @@ print("sess", sess)
 	[ ! -e "$sess" ]
 }
 
+# Python for py: call(S) runs S in one sandboxed shell and prints its status.
+PY_CALL='
+import subprocess
+def call(s):
+    r = subprocess.run(["bash", "-c", s])
+    print("status", r.returncode)
+'
+
 # make_projects: a Go module, an npm package tarball and a wheel, all
 # local, in $WS, for nobody.
 make_projects() {
@@ -300,11 +308,7 @@ PY
 	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
 	make_projects
 	before=$(home_hash)
-	run py '
-import subprocess, sys
-def call(s):
-    r = subprocess.run(["bash", "-c", s])
-    print("status", r.returncode)
+	run py "$PY_CALL"'
 call("cd gomod && go build -o m . && ./m && go test ./... 2>&1 | tail -1")
 call("ls ~/.cache/go-build | head -1 | wc -l")
 call("cd app && npm install --no-audit --no-fund --offline ../localpkg-1.0.0.tgz >/dev/null 2>&1; echo npm $?; node -e \"console.log(require(\\\"localpkg\\\"))\"")
@@ -388,12 +392,9 @@ print('agent-read', open(env['CLAUDE_ENV_FILE']).read().strip())
 	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
 	make_projects
 	before=$(home_hash)
-	run py '
-import os, subprocess
+	run py "$PY_CALL"'
+import os
 sess = os.path.dirname(os.environ["TMPDIR"])
-def call(s):
-    r = subprocess.run(["bash", "-c", s])
-    print("status", r.returncode)
 call("cd gomod && GOFLAGS=-mod=mod GOPROXY=off go build -o m . && ./m")
 call("cd app && npm install --no-audit --no-fund --offline ../localpkg-1.0.0.tgz >/dev/null 2>&1; echo npm $?; node -e \"console.log(require(\\\"localpkg\\\"))\"")
 call("ls ~/.cache/go-build | head -1 | wc -l; cat ~/.cache/tool/kept 2>&1 | head -1")
