@@ -452,6 +452,7 @@ kept() {
 	[ ! -e "$HOME/.cache/other" ]
 	# the overlays' work directories of ended commands are removed: after
 	# three runs in $WS and one in ws2, one is left in each layer
-	run kept "$WS" 'true'
+	run kept "$WS" 'echo ran'
+	[ "$output" = ran ]
 	[ "$(ls "$layers"/*/work | grep -c '^[0-9]')" -eq 2 ]
 }
