@@ -405,19 +405,23 @@ map_self(const char *file, unsigned long id)
 /*
  * What a session's sandbox mounts, tried in a child: a user and mount
  * namespace with an overlay (userxattr, volatile) whose upper layer is
- * in /tmp, as the session's home layer is.  0, or -1 with why.
+ * in directory in, as the home's layer is: /tmp for a session's, the
+ * state directory for a kept one (NFS there refuses it).  0, or -1 with
+ * why.
  */
 static int
-home_layer_probe(char *why, size_t len)
+home_layer_probe(const char *in, char *why, size_t len)
 {
-	char	dir[] = "/tmp/envshim-probe.XXXXXX", path[64], opts[256];
+	char	dir[ES_PATH_MAX], path[ES_PATH_MAX + 16];
+	char	opts[3 * ES_PATH_MAX + 64];
 	static const char *const sub[] = { "lower", "upper", "work", "merged" };
 	int	p[2], st, e = 0;
 	size_t	i;
 	pid_t	pid;
 
-	if (mkdtemp(dir) == NULL) {
-		snprintf(why, len, "cannot make a directory in /tmp: %s",
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/envshim-probe.XXXXXX",
+	    in) >= sizeof(dir) || mkdtemp(dir) == NULL) {
+		snprintf(why, len, "cannot make a directory in %s: %s", in,
 		    strerror(errno));
 		return -1;
 	}
@@ -477,10 +481,21 @@ check_session(struct doc *d, const struct es_policy *p)
 	const char *home = getenv("HOME");
 	struct stat st;
 	size_t	i, n = 0;
+	char	*s;
 	int	kept = p->nlayers > 0 && p->home_layer == ES_LAYER_WORKSPACE;
 	const char *fix = "Linux 5.11 or later with unprivileged overlayfs";
 
-	if (home_layer_probe(why, sizeof(why)) == 0) {
+	/* a kept layer's directory, made as the sandbox makes it */
+	if (kept && es_layer_dir(home, NULL, dir, sizeof(dir)) != 0)
+		kept = 0;
+	for (s = dir + 1; kept && (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		(void)mkdir(dir, 0700);
+		*s = '/';
+	}
+	if (kept && mkdir(dir, 0700) == -1 && errno != EEXIST)
+		kept = 0;
+	if (home_layer_probe(kept ? dir : "/tmp", why, sizeof(why)) == 0) {
 		if (home == NULL || realpath(home, rh) == NULL ||
 		    strpbrk(rh, ",:\\") == NULL) {
 			if (!kept || es_layer_dir(home, NULL, dir,

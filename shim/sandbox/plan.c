@@ -625,8 +625,9 @@ kept_layer(const struct es_sbx_plan *pl, const char *home, char *buf,
  * the workspace's kept one (not volatile: it outlives the run).  Each
  * command mounts its own overlay with a work directory of its own
  * (work/PID); they share the upper layer.  A path overlay's option
- * string cannot carry (',', ':', '\\') leaves no overlay, and the layer
- * serves the fallback instead (plan_cache).
+ * string cannot carry (',', ':', '\\'), or options longer than the
+ * kernel reads, leave no overlay, and the layer serves the fallback
+ * instead (plan_cache).
  */
 static void
 plan_home(struct es_sbx_plan *pl, const struct es_policy *p, const char *d,
@@ -658,8 +659,13 @@ plan_home(struct es_sbx_plan *pl, const struct es_policy *p, const char *d,
 		free(h);
 		return;
 	}
-	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,"
-	    "userxattr%s", h, up, wk, l == d ? ",volatile" : "");
+	/* longer options would be cut at the page: a truncated workdir */
+	if (snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,"
+	    "userxattr%s", h, up, wk, l == d ? ",volatile" : "") >
+	    ES_MOUNT_DATA_MAX) {
+		free(h);
+		return;
+	}
 	pl->s_home = h;
 	pl->s_ovl = xstrdup(opts);
 }

@@ -456,3 +456,21 @@ kept() {
 	[ "$output" = ran ]
 	[ "$(ls "$layers"/*/work | grep -c '^[0-9]')" -eq 2 ]
 }
+
+@test "home-layer workspace, overlay options longer than the kernel reads: the fallback, in the kept layer" {
+	printf 'home-layer workspace\n' >"$BATS_TEST_TMPDIR/kept.policy"
+	chmod 644 "$BATS_TEST_TMPDIR/kept.policy"
+	# lowerdir, and the upper and work directories below it: over 4 KiB
+	HOME=$HOME/$(printf 'h%.0s' $(seq 200))/$(printf 'o%.0s' $(seq 200))/$(printf 'm%.0s' $(seq 200))/$(printf 'e%.0s' $(seq 200))/$(printf 'x%.0s' $(seq 200))/$(printf 'y%.0s' $(seq 200))/$(printf 'z%.0s' $(seq 200))
+	mkdir -p "$HOME/.cache"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$BATS_TEST_TMPDIR/kept.policy" "$BATS_TEST_TMPDIR/home"
+	run kept "$WS" 'echo warm >~/.cache/blob && echo wrote; touch ~/new 2>&1'
+	[ "$status" -eq 0 ]
+	grep -qx wrote <<<"$output"
+	grep -q "Read-only file system" <<<"$output"
+	[ ! -e "$HOME/.cache/blob" ]
+	[ ! -e "$HOME/new" ]
+	[ "$(cat "$HOME"/.local/state/envshim/layers/*/home/.cache/blob)" = warm ]
+	run kept "$WS" 'cat ~/.cache/blob'
+	[ "$output" = warm ]
+}
