@@ -54,7 +54,8 @@ struct es_sbx_mnt {
 	const char	*src;		/* CACHE: its directory in the layer */
 };
 
-#define ES_SBX_NMNT	(3 * ES_MAX_PATHS + ES_HIDE_MOUNTS + 96)
+/* the policy's paths, the hide list, and the defaults with the caches (plan_cache) */
+#define ES_SBX_NMNT	(3 * ES_MAX_PATHS + ES_HIDE_MOUNTS + 128)
 
 /* Everything init and the command need, prepared by the outer. */
 struct es_sbx_plan {
