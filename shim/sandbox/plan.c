@@ -432,8 +432,8 @@ plan_home_private(struct es_sbx_plan *pl, const struct es_policy *p,
  * The fallback for a session without the home's overlay: each directory
  * of es_home_cache that exists in the real home, bound writable from the
  * same path in the layer.  Planned whenever there is a layer, after the
- * home's own bind: init binds them only when the overlay is not mounted
- * (mount.c, home_layer), which a kernel may refuse only then.
+ * home's own bind, since a kernel's refusal shows only when init mounts
+ * the overlay: init binds them only when it did not (mount.c, home_layer).
  */
 static void
 plan_cache(struct es_sbx_plan *pl, const struct es_policy *p,
