@@ -43,6 +43,23 @@ extern const size_t es_hide_n;
 extern const char *const es_home_keep[];
 extern const size_t es_home_nkeep;
 
+/*
+ * A session's home without its copy-on-write layer (overlayfs refused,
+ * or a home path overlay options cannot carry): these directories, where
+ * they exist in the real home, are bound writable at their real paths
+ * from the session's layer directory, so the common toolchains still
+ * write their caches and state there, never in the real home.  Each with
+ * what writes it.  No entry lies below another; none is a PATH directory
+ * or holds configuration (~/.cargo/bin, ~/go/bin, ~/.gradle/gradle.properties
+ * stay as they are, read-only).
+ */
+struct es_home_cache {
+	const char	*path;		/* "~/..." */
+	const char	*why;
+};
+extern const struct es_home_cache es_home_cache[];
+extern const size_t es_home_ncache;
+
 /* The entry whose path is exactly s (n bytes), not a KEEP one; or NULL. */
 const struct es_hide_entry *es_hide_find(const char *s, size_t n);
 

@@ -23,6 +23,8 @@
 #define ES_SNAPSHOT_MAX		256	/* tracked names in the launch snapshot */
 #define ES_SAFE_VALUE_MAX	4096	/* always-kept values longer than this drop */
 #define ES_PATH_MAX		4096	/* a file name */
+#define ES_MOUNT_DATA_MAX	4095	/* mount(2) options the kernel reads: a */
+					/* page (4 KiB here), less its NUL */
 #define ES_LOG_LINE		8192	/* one audit record, one write(2) */
 #define ES_LOG_ROTATE		(16L << 20) /* log bytes before it moves to .1 */
 #define ES_STACK_ENV		512	/* envp entries handled on the stack; more: mmap */

@@ -37,6 +37,14 @@ int	es_log_file(const struct es_policy *p, const char *home, char *buf,
 	    size_t len);
 
 /*
+ * `home-layer workspace`: the base of the kept home layers,
+ * ${XDG_STATE_HOME:-home/.local/state}/envshim/layers (ws NULL), or the
+ * layer of workspace ws (a real path) below it, named by es_hash of ws in
+ * hex.  Returns 0, or -1 without an absolute home or when buf is short.
+ */
+int	es_layer_dir(const char *home, const char *ws, char *buf, size_t len);
+
+/*
  * Creates the log file (and its directories, 0700) if missing, so that the
  * sandbox can bind it writable.  Returns 0, or -1 with errno set.
  */

@@ -60,6 +60,8 @@ enum es_mode { ES_MODE_ENFORCE = 0, ES_MODE_AUDIT };
 /* ALL: as REQUIRED, and every program the agent starts, not only shells. */
 enum es_sandbox_mode { ES_SANDBOX_REQUIRED = 0, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF,
 	ES_SANDBOX_ALL };
+/* home-layer: the session's home layer goes with it, or stays per workspace */
+enum es_home_layer { ES_LAYER_SESSION = 0, ES_LAYER_WORKSPACE };
 enum es_unfollow { ES_UNFOLLOW_SANDBOX = 0, ES_UNFOLLOW_REFUSE, ES_UNFOLLOW_ALLOW };
 enum es_log_kind { ES_LOG_DEFAULT = 0, ES_LOG_PATH, ES_LOG_STDERR, ES_LOG_SYSLOG, ES_LOG_OFF };
 
@@ -126,6 +128,9 @@ struct es_policy {
 	struct es_item	 reveal[ES_MAX_PATHS];
 	unsigned char	 home_private, home_private_layer;	/* "home private" */
 	unsigned int	 home_private_line;
+	/* "home-layer": where the session's copy-on-write home layer lives */
+	unsigned char	 home_layer, home_layer_layer;	/* ES_LAYER_* */
+	unsigned int	 home_layer_line;
 	size_t		 arena_used;
 	char		 arena[ES_POLICY_ARENA];
 	/* The builtin name index, built with the program (names_ix.c). */

@@ -405,19 +405,23 @@ map_self(const char *file, unsigned long id)
 /*
  * What a session's sandbox mounts, tried in a child: a user and mount
  * namespace with an overlay (userxattr, volatile) whose upper layer is
- * in /tmp, as the session's home layer is.  0, or -1 with why.
+ * in directory in, as the home's layer is: /tmp for a session's, the
+ * state directory for a kept one (NFS there refuses it).  0, or -1 with
+ * why.
  */
 static int
-home_layer_probe(char *why, size_t len)
+home_layer_probe(const char *in, char *why, size_t len)
 {
-	char	dir[] = "/tmp/envshim-probe.XXXXXX", path[64], opts[256];
+	char	dir[ES_PATH_MAX], path[ES_PATH_MAX + 16];
+	char	opts[3 * ES_PATH_MAX + 64];
 	static const char *const sub[] = { "lower", "upper", "work", "merged" };
 	int	p[2], st, e = 0;
 	size_t	i;
 	pid_t	pid;
 
-	if (mkdtemp(dir) == NULL) {
-		snprintf(why, len, "cannot make a directory in /tmp: %s",
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/envshim-probe.XXXXXX",
+	    in) >= sizeof(dir) || mkdtemp(dir) == NULL) {
+		snprintf(why, len, "cannot make a directory in %s: %s", in,
 		    strerror(errno));
 		return -1;
 	}
@@ -467,22 +471,61 @@ home_layer_probe(char *why, size_t len)
 /*
  * A session's copy-on-write home (docs/design.md, "The session"):
  * optional, so a failure says what it costs but does not fail the doctor.
+ * Without the overlay the fallback is in use: the caches' directories
+ * (es_home_cache) that exist in this home are the session's.
  */
 static void
-check_session(struct doc *d)
+check_session(struct doc *d, const struct es_policy *p)
 {
-	char	why[ES_PATH_MAX + 256];
+	char	why[ES_PATH_MAX + 256], dir[ES_PATH_MAX], rh[ES_PATH_MAX];
+	const char *home = getenv("HOME");
+	struct stat st;
+	size_t	i, n = 0;
+	char	*s;
+	int	kept = p->nlayers > 0 && p->home_layer == ES_LAYER_WORKSPACE;
+	const char *fix = "Linux 5.11 or later with unprivileged overlayfs";
 
-	if (home_layer_probe(why, sizeof(why)) == 0) {
-		result(d, 1, "session", "each agent run gets its own /tmp and "
-		    "a copy-on-write home (overlayfs in a user namespace)",
-		    NULL);
-		return;
+	/* a kept layer's directory, made as the sandbox makes it */
+	if (kept && es_layer_dir(home, NULL, dir, sizeof(dir)) != 0)
+		kept = 0;
+	for (s = dir + 1; kept && (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		(void)mkdir(dir, 0700);
+		*s = '/';
 	}
-	printf("%s--  %s session home: unavailable: %s\n     the home stays "
-	    "read-only in the sandbox (tools cannot write their caches); "
-	    "fix: Linux 5.11 or later with unprivileged overlayfs\n",
+	if (kept && mkdir(dir, 0700) == -1 && errno != EEXIST)
+		kept = 0;
+	if (home_layer_probe(kept ? dir : "/tmp", why, sizeof(why)) == 0) {
+		if (home == NULL || realpath(home, rh) == NULL ||
+		    strpbrk(rh, ",:\\") == NULL) {
+			if (!kept || es_layer_dir(home, NULL, dir,
+			    sizeof(dir)) != 0)
+				snprintf(dir, sizeof(dir), "discarded with "
+				    "the session");
+			result(d, 1, "session", "each agent run gets its own "
+			    "/tmp and a copy-on-write home (overlayfs in a "
+			    "user namespace)", NULL);
+			printf("     home layer: %s%s\n", kept ? "kept per "
+			    "workspace in " : "", dir);
+			return;
+		}
+		snprintf(why, sizeof(why), "the home's path %s holds ',', "
+		    "':' or '\\', which overlay's options cannot carry", rh);
+		fix = "a home path without ',' ':' '\\'";
+	}
+	printf("%s--  %s session home: fallback: %s\n     the caches' "
+	    "directories are the session's, writable:",
 	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why);
+	for (i = 0; i < es_home_ncache; i++)
+		if (home != NULL && snprintf(dir, sizeof(dir), "%s%s", home,
+		    es_home_cache[i].path + 1) < (int)sizeof(dir) &&
+		    stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+			printf(" %s", es_home_cache[i].path);
+			n++;
+		}
+	printf("%s\n     the rest of the home stays read-only, and a cache "
+	    "directory missing in the home cannot be made; fix: %s\n",
+	    n == 0 ? " none exist here" : "", fix);
 }
 
 static void
@@ -963,8 +1006,8 @@ es_cmd_doctor(int argc, char **argv)
 	    sizeof(helper)) == 0 && access(helper, X_OK) == 0 ? helper : NULL);
 	check_files(&d);
 	check_contain(&d);
-	check_session(&d);
 	check_policy(&d, es_cmd_policy_file(file), p);
+	check_session(&d, p);
 	check_system(&d);
 	check_log(&d, p);
 	check_secrets(&d, p);

@@ -46,6 +46,7 @@ static const char usage_text[] =
 "                     [--program CMD [ARG...]] [-- NAME=VALUE ...]\n"
 "       envshim policy [--policy FILE] [--builtin]\n"
 "       envshim log [FILE | -] [--policy FILE] [--json] [--since TIME]\n"
+"                   [--session NAME]\n"
 "       envshim doctor [--policy FILE]\n"
 "       envshim session [--all] [--discard]\n"
 "       envshim --help | --version\n"

@@ -739,7 +739,9 @@ since_time(const char *arg, char *out, size_t len)
 
 static const char log_usage[] =
 "usage: envshim log [FILE | -] [--policy FILE] [--json] [--since TIME]\n"
-"  TIME: 2026-11-30T09:00 (UTC), or 30s, 10m, 2h, 7d ago\n";
+"                   [--session NAME]\n"
+"  TIME: 2026-11-30T09:00 (UTC), or 30s, 10m, 2h, 7d ago\n"
+"  NAME: a session as envshim session lists it\n";
 
 /*
  * The file the policy's `log` line names (the default file without one),
@@ -1005,11 +1007,12 @@ es_cmd_log(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "since", required_argument, NULL, 's' },
 		{ "policy", required_argument, NULL, 'p' },
+		{ "session", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char		 path[ES_PATH_MAX], since[64] = "";
-	const char	*file = NULL, *polfile = NULL;
+	const char	*file = NULL, *polfile = NULL, *sess = NULL;
 	char		*line = NULL;
 	size_t		 cap = 0, n = 0, nrs = 0, bad = 0, i;
 	ssize_t		 len;
@@ -1033,6 +1036,9 @@ es_cmd_log(int argc, char **argv)
 			break;
 		case 'p':
 			polfile = optarg;
+			break;
+		case 'S':
+			sess = optarg;
 			break;
 		case 'h':
 			fputs(log_usage, stdout);
@@ -1071,7 +1077,9 @@ es_cmd_log(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		if (since[0] && strcmp(r.time, since) < 0) {
+		/* one agent run: its launches and what ran inside its sandboxes */
+		if ((since[0] && strcmp(r.time, since) < 0) ||
+		    (sess != NULL && strcmp(r.session, sess) != 0)) {
 			rec_free(&r);
 			continue;
 		}

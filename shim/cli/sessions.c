@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "es_load.h"
 #include "es_session.h"
 #include "cmd.h"
 
@@ -86,9 +87,12 @@ walk(int dfd, const char *prefix, char *rel, size_t rlen, long long *total)
 	closedir(d);
 }
 
-/* One session: its state, its workspace, and what its commands wrote. */
+/*
+ * One session, or a kept layer: its state, its workspace, and what its
+ * commands wrote.
+ */
 static void
-show(const char *dir, const char *name, const char *ws, int alive)
+show(const char *dir, const char *name, const char *ws, const char *state)
 {
 	static const struct { const char *sub, *shown; } parts[] = {
 		{ "home", "~" }, { "tmp", "/tmp" }, { "var-tmp", "/var/tmp" }
@@ -98,7 +102,7 @@ show(const char *dir, const char *name, const char *ws, int alive)
 	size_t		 i;
 	int		 fd;
 
-	printf("%s  %s  ", name, alive ? "running" : "ended");
+	printf("%s  %s  ", name, state);
 	es_cmd_putname(stdout, ws, strlen(ws));
 	printf("\n");
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
@@ -110,6 +114,67 @@ show(const char *dir, const char *name, const char *ws, int alive)
 		walk(fd, parts[i].shown, rel, sizeof(rel), &total);
 	}
 	printf("    %lld bytes\n", total);
+}
+
+/* Does a running session of workspace ws use its kept layer? */
+static int
+busy(const char *base, const char *ws)
+{
+	char		 dir[PATH_MAX], w[PATH_MAX];
+	struct dirent	*e;
+	DIR		*d;
+	int		 b = 0;
+
+	if ((d = opendir(base)) == NULL)
+		return 0;
+	while (!b && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || es_session_pid(e->d_name) == -1 ||
+		    !es_session_alive(e->d_name))
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", base, e->d_name);
+		workspace_of(dir, w, sizeof(w));
+		b = strcmp(w, ws) == 0;
+	}
+	closedir(d);
+	return b;
+}
+
+/*
+ * The kept home layers (home-layer workspace) of this workspace, or all:
+ * listed like a session, or discarded unless a running session uses it.
+ * Returns how many there were; *left counts those kept.
+ */
+static int
+layers(const char *base, const char *here, int all, int discard, int *left)
+{
+	char		 lb[PATH_MAX], dir[PATH_MAX + 300], ws[PATH_MAX];
+	struct dirent	*e;
+	DIR		*d;
+	int		 n = 0;
+
+	if (es_layer_dir(getenv("HOME"), NULL, lb, sizeof(lb)) != 0 ||
+	    (d = opendir(lb)) == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", lb, e->d_name);
+		workspace_of(dir, ws, sizeof(ws));
+		if (!all && strcmp(ws, here) != 0)
+			continue;
+		n++;
+		if (!discard)
+			show(dir, e->d_name, ws, "kept");
+		else if (busy(base, ws))
+			(*left)++;
+		else if (es_session_remove(dir) == 0)
+			printf("discarded layer %s\n", e->d_name);
+		else
+			fprintf(stderr, "envshim session: layer %s: %s\n",
+			    e->d_name, strerror(errno));
+	}
+	closedir(d);
+	return n;
 }
 
 int
@@ -124,7 +189,7 @@ es_cmd_session(int argc, char **argv)
 	char		 base[64], dir[PATH_MAX], ws[PATH_MAX], here[PATH_MAX];
 	struct dirent	*e;
 	DIR		*d;
-	int		 c, all = 0, discard = 0, n = 0, left = 0, alive;
+	int		 c, all = 0, discard = 0, n = 0, left = 0, lleft = 0, alive;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -154,10 +219,12 @@ es_cmd_session(int argc, char **argv)
 		return ES_EXIT_FAIL;
 	}
 	memcpy(here, ws, strlen(ws) + 1);
-	if (es_session_base(base, sizeof(base)) != 0 ||
-	    (d = opendir(base)) == NULL) {
-		printf("no sessions\n");
-		return 0;
+	if (es_session_base(base, sizeof(base)) != 0)
+		base[0] = '\0';
+	if ((d = opendir(base)) == NULL) {
+		if ((n = layers(base, here, all, discard, &lleft)) == 0)
+			printf("no sessions\n");
+		goto kept;
 	}
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.' || es_session_pid(e->d_name) == -1)
@@ -176,14 +243,20 @@ es_cmd_session(int argc, char **argv)
 		} else if (discard)
 			left++;
 		else
-			show(dir, e->d_name, ws, alive);
+			show(dir, e->d_name, ws, alive ? "running" : "ended");
 		n++;
 	}
 	closedir(d);
+	n += layers(base, here, all, discard, &lleft);
 	if (n == 0)
 		printf("no sessions%s\n", all ? "" : " of this workspace");
+kept:
 	if (left > 0)
 		printf("%d running session%s kept: %s ends with its agent\n",
 		    left, left == 1 ? "" : "s", left == 1 ? "it" : "each");
+	if (lleft > 0)
+		printf("%d kept layer%s in use by a running session: "
+		    "discard %s when it ends\n", lleft, lleft == 1 ? "" : "s",
+		    lleft == 1 ? "it" : "them");
 	return 0;
 }

@@ -300,6 +300,33 @@ const char *const es_home_keep[] = {
 };
 const size_t es_home_nkeep = sizeof(es_home_keep) / sizeof(es_home_keep[0]);
 
+/* What builds write under ~: what other agents' sandboxes open up. */
+const struct es_home_cache es_home_cache[] = {
+	{ "~/.cache", "XDG cache: Go's build cache, pip, uv, yarn, pnpm, bun, "
+	    "node-gyp, ccache 4, pre-commit, gopls, Playwright, Prisma" },
+	{ "~/.npm", "npm's cache (_cacache, _logs, _npx); npm ignores XDG" },
+	{ "~/go/pkg/mod", "Go's module cache (GOMODCACHE under GOPATH ~/go)" },
+	{ "~/.config/go", "go env -w (GOENV)" },
+	{ "~/.cargo/registry", "cargo's crate downloads and sources" },
+	{ "~/.cargo/git", "cargo's git dependencies" },
+	{ "~/.rustup/downloads", "rustup's downloads" },
+	{ "~/.m2/repository", "Maven's local repository" },
+	{ "~/.gradle/caches", "Gradle's dependency and build caches" },
+	{ "~/.gradle/wrapper", "Gradle wrapper distributions" },
+	{ "~/.gradle/daemon", "Gradle daemon logs and registry" },
+	{ "~/.gradle/native", "Gradle's native libraries" },
+	{ "~/.yarn/berry", "yarn 2+ global cache" },
+	{ "~/.pnpm-store", "pnpm's store (older layout)" },
+	{ "~/.local/share/pnpm", "pnpm's store" },
+	{ "~/.bun/install/cache", "bun's package cache" },
+	{ "~/.node-gyp", "node-gyp headers (older releases)" },
+	{ "~/.local/share/uv", "uv's Python builds and tools" },
+	{ "~/.ccache", "ccache 3's cache" },
+	{ "~/.ivy2/cache", "sbt and Ivy dependency cache" },
+	{ "~/.terraform.d/plugin-cache", "Terraform's plugin cache" }
+};
+const size_t es_home_ncache = sizeof(es_home_cache) / sizeof(es_home_cache[0]);
+
 const struct es_hide_entry *
 es_hide_find(const char *s, size_t n)
 {

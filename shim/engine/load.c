@@ -317,6 +317,24 @@ es_log_file(const struct es_policy *p, const char *home, char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
+int
+es_layer_dir(const char *home, const char *ws, char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_STATE_HOME");
+	int n;
+
+	if (xdg != NULL && xdg[0] == '/')
+		n = snprintf(buf, len, "%s/envshim/layers", xdg);
+	else if (home != NULL && home[0] == '/')
+		n = snprintf(buf, len, "%s/.local/state/envshim/layers", home);
+	else
+		return -1;
+	if (n > 0 && (size_t)n < len && ws != NULL)
+		n += snprintf(buf + n, len - (size_t)n, "/%016llx",
+		    (unsigned long long)es_hash(ws, strlen(ws)));
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
 /*
  * The log is never trimmed by the writers (one write(2) per record, from
  * many processes), so an agent's start is the one quiet moment to bound

@@ -51,6 +51,7 @@ static const struct kw kws[] = {
 	{ "unfollowable",	KW_ENUM,	3 },
 	{ "protect-self",	KW_ENUM,	4 },
 	{ "home",		KW_ENUM,	5 },
+	{ "home-layer",		KW_ENUM,	6 },
 	{ "drop",		KW_RULE,	ES_RULE_DROP },
 	{ "keep",		KW_RULE,	ES_RULE_KEEP },
 	{ "injection",		KW_RULE,	ES_RULE_INJECTION },
@@ -110,7 +111,12 @@ static const struct scalar scalars[] = {
 	    { 0, 1, 0 },
 	    offsetof(struct es_policy, home_private),
 	    offsetof(struct es_policy, home_private_layer),
-	    offsetof(struct es_policy, home_private_line) }
+	    offsetof(struct es_policy, home_private_line) },
+	{ "home-layer", "session or workspace", { "session", "workspace", NULL },
+	    { ES_LAYER_SESSION, ES_LAYER_WORKSPACE, 0 },
+	    offsetof(struct es_policy, home_layer),
+	    offsetof(struct es_policy, home_layer_layer),
+	    offsetof(struct es_policy, home_layer_line) }
 };
 
 static const char *const rule_kw[] = {

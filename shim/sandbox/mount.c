@@ -393,18 +393,92 @@ home_kept(const struct es_sbx_plan *pl, size_t i)
 	    strcmp(pl->mnt[i].path, pl->s_home) == 0;
 }
 
+/* Without the home's layer: each cache's directory held, fd + 1 (plan_cache). */
+static int cache_fd[ES_SBX_NMNT];
+
+/*
+ * A cache's directory in the layer, made and opened one component at a
+ * time without following a link: a command that wrote the layer through
+ * an overlay before (a kept layer) cannot point a directory at the real
+ * home.  -1 with errno.
+ */
+static int
+cache_src(const struct es_sbx_plan *pl, const char *src)
+{
+	char comp[NAME_MAX + 1];
+	const char *s = src + strlen(pl->s_up), *e;
+	int dfd, fd;
+	size_t n;
+
+	if ((dfd = openat(AT_FDCWD, pl->s_up, O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return -1;
+	for (;;) {
+		while (*s == '/')
+			s++;
+		if (*s == '\0')
+			return dfd;
+		e = strchr(s, '/');
+		n = e ? (size_t)(e - s) : strlen(s);
+		if (n > NAME_MAX) {
+			close(dfd);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(comp, s, n);
+		comp[n] = '\0';
+		(void)mkdirat(dfd, comp, 0700);
+		fd = open_nofollow(dfd, comp);
+		close(dfd);
+		if (fd < 0)
+			return -1;
+		dfd = fd;
+		s += n;
+	}
+}
+
 /*
  * The home as the session's overlay (plan.c, plan_home): the real home
- * read-only below, the session's layer above.  The binds that follow
- * (the workspace, rw paths, the agents' own state) go on top, to the
- * real directories, and so do the hidden paths.  A kernel that refuses
- * the overlay leaves the home read-only, as without a session.
+ * read-only below, the layer above.  The binds that follow (the
+ * workspace, rw paths, the agents' own state) go on top, to the real
+ * directories, and so do the hidden paths.  Without the overlay (none
+ * planned, or the kernel refuses it) the caches' directories of the
+ * layer are held here, while /tmp still shows the session, and bound at
+ * their real paths in the binds' turn (cache_bind); the rest of the home
+ * stays read-only.
  */
 static int
 home_layer(const struct es_sbx_plan *pl)
 {
-	return mount("overlay", pl->s_home, "overlay", MS_NOSUID | MS_NODEV,
-	    pl->s_ovl);
+	size_t i;
+	int fd;
+
+	if (pl->s_ovl != NULL && mount("overlay", pl->s_home, "overlay",
+	    MS_NOSUID | MS_NODEV, pl->s_ovl) == 0)
+		return 0;
+	for (i = 0; i < pl->nmnt; i++) {
+		if (pl->mnt[i].kind != ES_MK_CACHE)
+			continue;
+		if ((fd = cache_src(pl, pl->mnt[i].src)) == -1)
+			es_sbx_fail(pl, ES_S_BIND, (int)i);
+		cache_fd[i] = fd + 1;
+	}
+	return -1;
+}
+
+/* A cache's directory of the layer at its real path, writable (home_layer). */
+static void
+cache_bind(const struct es_sbx_plan *pl, size_t i)
+{
+	char fp[40];
+
+	if (cache_fd[i] == 0)
+		return;		/* the overlay is mounted */
+	if (mount(fdpath(fp, sizeof(fp), cache_fd[i] - 1), pl->mnt[i].path,
+	    NULL, MS_BIND, NULL) == -1 || remount(pl->mnt[i].path, 0) == -1)
+		es_sbx_fail(pl, ES_S_BIND, (int)i);
+	close(cache_fd[i] - 1);
+	cache_fd[i] = 0;
 }
 
 /*
@@ -505,7 +579,7 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 		    O_PATH | O_CLOEXEC)) == -1)
 			es_sbx_fail(pl, ES_S_BIND, (int)i);
 	}
-	layered = pl->s_ovl != NULL && home_layer(pl) == 0;
+	layered = home_layer(pl) == 0;
 	if (root_ro() == -1)
 		es_sbx_fail(pl, ES_S_ROOT_RO, -1);
 	if (layered && remount(pl->s_home, 0) == -1)
@@ -535,6 +609,8 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 	}
 	for (i = 0; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
+		if (m->kind == ES_MK_CACHE)
+			cache_bind(pl, i);
 		if (m->kind != ES_MK_RW && m->kind != ES_MK_KEEP &&
 		    m->kind != ES_MK_BACK)
 			continue;

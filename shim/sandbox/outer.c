@@ -464,7 +464,7 @@ main(int argc, char *argv[])
 	pl.gid = getgid();
 	pl.netns = !pol.network;
 	log = es_sbx_log_path(&pol, home);
-	es_sbx_plan_session(&pl, home);
+	es_sbx_plan_session(&pl, &pol, home);
 	es_sbx_plan_mounts(&pl, &pol, home, log);
 	audit_hidden(&pol, log, &pl, home);
 

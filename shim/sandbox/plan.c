@@ -9,7 +9,10 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -251,7 +254,11 @@ struct hide_ctx {
 /*
  * What an agent's own shell machinery writes and the agent reads back,
  * outside the sandbox: bound writable at its real path when it exists,
- * each with the agent it serves (docs/envshim-sandbox.1).
+ * each with the agent it serves (docs/envshim-sandbox.1).  What the
+ * agents hand through their temp directory needs no entry: it is the
+ * session's (Claude Code's cwd file, Gemini CLI's and Qwen Code's
+ * bgpids and pwd files, pi's output log); Codex writes its shell
+ * snapshot itself from the shell's output, and opencode has none.
  */
 static const struct {
 	const char	*path;
@@ -259,6 +266,10 @@ static const struct {
 } agent_state[] = {
 	{ "~/.claude/shell-snapshots", "Claude Code: the shell snapshot its "
 	    "first shell writes and every later one sources" },
+	{ "~/.claude/session-env", "Claude Code: the exports its SessionStart, "
+	    "Setup, CwdChanged and FileChanged hooks write to CLAUDE_ENV_FILE "
+	    "(session-env/SESSION/EVENT-hook-N.sh), which it applies to every "
+	    "later Bash command" },
 };
 
 /*
@@ -417,6 +428,40 @@ plan_home_private(struct es_sbx_plan *pl, const struct es_policy *p,
 		add_back(pl, pl->path, home);
 }
 
+/*
+ * The fallback for a session without the home's overlay: each directory
+ * of es_home_cache that exists in the real home, bound writable from the
+ * same path in the layer.  Planned whenever there is a layer, after the
+ * home's own bind, since a kernel's refusal shows only when init mounts
+ * the overlay: init binds them only when it did not (mount.c, home_layer).
+ */
+static void
+plan_cache(struct es_sbx_plan *pl, const struct es_policy *p,
+    const char *home)
+{
+	char buf[ES_PATH_MAX], *rp;
+	struct stat st;
+	size_t i;
+	int n;
+
+	if (pl->s_up == NULL || p->home_private || home == NULL)
+		return;
+	for (i = 0; i < es_home_ncache; i++) {
+		n = snprintf(buf, sizeof(buf), "%s%s", home,
+		    es_home_cache[i].path + 1);
+		if (n < 0 || (size_t)n >= sizeof(buf) || stat(buf, &st) == -1 ||
+		    !S_ISDIR(st.st_mode) || (rp = realpath(buf, NULL)) == NULL)
+			continue;
+		if (!add_mnt(pl, ES_MK_CACHE, rp)) {
+			free(rp);
+			continue;
+		}
+		snprintf(buf, sizeof(buf), "%s%s", pl->s_up,
+		    es_home_cache[i].path + 1);
+		pl->mnt[pl->nmnt - 1].src = xstrdup(buf);
+	}
+}
+
 /* The audit log: created here if missing, so init can bind it writable. */
 char *
 es_sbx_log_path(const struct es_policy *p, const char *home)
@@ -439,11 +484,12 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
     const char *home, const char *log)
 {
 	const char *x, *tmpdir;
-	char buf[64];
+	char buf[64], lb[ES_PATH_MAX];
 	size_t i;
 
 	keep_file(pl, home);	/* first: what is bound below it goes on top */
 	plan_home_private(pl, p, home);
+	plan_cache(pl, p, home);
 	add_rw(pl, pl->ws);
 	for (i = 0; i < p->nrw; i++) {
 		char *e = expand(p->rw[i].s, home, pl->ws);
@@ -461,6 +507,9 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 		add_rw(pl, log);
 	keep_shim(pl);
 	plan_hide(pl, p, home);
+	/* the kept layers: no command sees another workspace's */
+	if (es_layer_dir(home, NULL, lb, sizeof(lb)) == 0)
+		add_hide(pl, xstrdup(lb), 1);
 	if ((x = getenv("XDG_RUNTIME_DIR")) != NULL)
 		add_hide(pl, (char *)x, 0);
 	snprintf(buf, sizeof(buf), "/run/user/%lu", (unsigned long)pl->uid);
@@ -499,49 +548,137 @@ own_dir(const char *path)
 	    st.st_uid == getuid() && (st.st_mode & 077) == 0;
 }
 
+/* A directory of this user's, made if missing, closed to everyone else. */
+static int
+own_mkdir(const char *path)
+{
+	return (mkdir(path, 0700) == 0 || errno == EEXIST) && own_dir(path);
+}
+
+/*
+ * A kept layer's overlay work directories (work/PID) whose command is
+ * gone: overlay leaves an empty work/ (mode 0) in each.  One that is not
+ * empty (a copy-up cut short) stays.
+ */
+static void
+reap_work(const char *wk)
+{
+	char path[ES_PATH_MAX];
+	struct dirent *e;
+	char *end;
+	long pid;
+	DIR *d;
+
+	if ((d = opendir(wk)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		pid = strtol(e->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH ||
+		    snprintf(path, sizeof(path), "%s/%s/work", wk, e->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		(void)chmod(path, 0700);
+		(void)rmdir(path);
+		*strrchr(path, '/') = '\0';
+		(void)rmdir(path);
+	}
+	closedir(d);
+}
+
+/*
+ * home-layer workspace: the workspace's kept layer in the state
+ * directory (es_layer_dir), made if missing, with the workspace noted for
+ * `envshim session`.  NULL when it cannot be had: the session's own
+ * layer serves then, and is discarded.
+ */
+static const char *
+kept_layer(const struct es_sbx_plan *pl, const char *home, char *buf,
+    size_t len)
+{
+	char path[ES_PATH_MAX], *s;
+	int fd;
+
+	if (es_layer_dir(home, pl->ws, buf, len) != 0)
+		return NULL;
+	for (s = buf + 1; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		(void)mkdir(buf, 0700);
+		*s = '/';
+	}
+	if (!own_mkdir(buf) || snprintf(path, sizeof(path), "%s/workspace",
+	    buf) >= (int)sizeof(path))
+		return NULL;
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) != -1) {
+		(void)!write(fd, pl->ws, strlen(pl->ws));
+		close(fd);
+	}
+	return buf;
+}
+
+/*
+ * The home as a copy-on-write view: the real home read-only below, the
+ * layer's home/ above, where what tools write there lands (caches,
+ * ~/.npm, pip --user), seen by the run's later commands and never by the
+ * real home.  The layer is the session's, or with `home-layer workspace`
+ * the workspace's kept one (not volatile: it outlives the run).  Each
+ * command mounts its own overlay with a work directory of its own
+ * (work/PID); they share the upper layer.  A path overlay's option
+ * string cannot carry (',', ':', '\\'), or options longer than the
+ * kernel reads, leave no overlay, and the layer serves the fallback
+ * instead (plan_cache).
+ */
+static void
+plan_home(struct es_sbx_plan *pl, const struct es_policy *p, const char *d,
+    const char *home)
+{
+	char up[ES_PATH_MAX], wk[ES_PATH_MAX], opts[3 * ES_PATH_MAX + 64];
+	char kept[ES_PATH_MAX - 32];	/* room for /work/PID */
+	const char *l = NULL;
+	char *h;
+
+	if (home == NULL || (h = realpath(home, NULL)) == NULL)
+		return;
+	if (p->home_layer == ES_LAYER_WORKSPACE)
+		l = kept_layer(pl, home, kept, sizeof(kept));
+	if (l == NULL)
+		l = d;
+	snprintf(up, sizeof(up), "%s/home", l);
+	snprintf(wk, sizeof(wk), "%s/work", l);
+	if (strcmp(h, "/") == 0 || !own_mkdir(up) || !own_mkdir(wk)) {
+		free(h);
+		return;
+	}
+	pl->s_up = xstrdup(up);
+	if (l != d)
+		reap_work(wk);
+	snprintf(wk, sizeof(wk), "%s/work/%ld", l, (long)pl->outer);
+	if (strpbrk(h, ",:\\") != NULL || strpbrk(l, ",:\\") != NULL ||
+	    (mkdir(wk, 0700) == -1 && errno != EEXIST)) {
+		free(h);
+		return;
+	}
+	/* longer options would be cut at the page: a truncated workdir */
+	if (snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,"
+	    "userxattr%s", h, up, wk, l == d ? ",volatile" : "") >
+	    ES_MOUNT_DATA_MAX) {
+		free(h);
+		return;
+	}
+	pl->s_home = h;
+	pl->s_ovl = xstrdup(opts);
+}
+
 /*
  * The agent run's session ($ENVSHIM_SESSION, made by the launch root):
  * its tmp/ and var-tmp/ become /tmp and /var/tmp, shared by every
  * command of the run.  Only a session directory of this user's base
  * (es_session.h) counts; anything else keeps the private /tmp.
  */
-/*
- * The home as a copy-on-write view: the real home read-only below, the
- * session's home/ above, where what tools write there lands (caches,
- * ~/.npm, pip --user), seen by the run's later commands and never by the
- * real home.  Each command mounts its own overlay with a work directory
- * of its own (work/PID); they share the upper layer.  A path overlay's
- * option string cannot carry (',', ':', '\\') leaves the home read-only.
- */
-static void
-plan_home(struct es_sbx_plan *pl, const char *d, const char *home)
-{
-	char up[ES_PATH_MAX], wk[ES_PATH_MAX], opts[3 * ES_PATH_MAX + 64];
-	char *h;
-
-	if (home == NULL || (h = realpath(home, NULL)) == NULL)
-		return;
-	snprintf(up, sizeof(up), "%s/home", d);
-	snprintf(wk, sizeof(wk), "%s/work", d);
-	if (strpbrk(h, ",:\\") != NULL || strpbrk(d, ",:\\") != NULL ||
-	    strcmp(h, "/") == 0 || !own_dir(up) ||
-	    (mkdir(wk, 0700) == -1 && errno != EEXIST) || !own_dir(wk)) {
-		free(h);
-		return;
-	}
-	snprintf(wk, sizeof(wk), "%s/work/%ld", d, (long)pl->outer);
-	if (mkdir(wk, 0700) == -1 && errno != EEXIST) {
-		free(h);
-		return;
-	}
-	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,"
-	    "userxattr,volatile", h, up, wk);
-	pl->s_home = h;
-	pl->s_ovl = xstrdup(opts);
-}
-
 void
-es_sbx_plan_session(struct es_sbx_plan *pl, const char *home)
+es_sbx_plan_session(struct es_sbx_plan *pl, const struct es_policy *p,
+    const char *home)
 {
 	const char *d = getenv("ENVSHIM_SESSION");
 	char base[64], buf[ES_PATH_MAX], *t, *v;
@@ -564,7 +701,7 @@ es_sbx_plan_session(struct es_sbx_plan *pl, const char *home)
 	}
 	pl->s_tmp = t;
 	pl->s_vartmp = v;
-	plan_home(pl, d, home);
+	plan_home(pl, p, d, home);
 }
 
 /* The environment as received, plus the namespace identity slot. */

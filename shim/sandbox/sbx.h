@@ -43,16 +43,19 @@ struct es_sbx_msg {
 enum es_sbx_mnt_kind {
 	ES_MK_RW, ES_MK_HIDE_DIR, ES_MK_HIDE_FILE, ES_MK_RO, ES_MK_KEEP,
 	ES_MK_HOME,	/* home private: an empty tmpfs over the home */
-	ES_MK_BACK	/* home private: a path bound back into it, read-only */
+	ES_MK_BACK,	/* home private: a path bound back into it, read-only */
+	ES_MK_CACHE	/* no home layer: src bound writable at path */
 };
 struct es_sbx_mnt {
 	int		 kind;
 	int		 host_ro;	/* RW: already read-only on the host */
 	int		 mkdir;		/* RO: a missing last directory is made */
 	const char	*path;		/* absolute; RO: in the workspace */
+	const char	*src;		/* CACHE: its directory in the layer */
 };
 
-#define ES_SBX_NMNT	(3 * ES_MAX_PATHS + ES_HIDE_MOUNTS + 96)
+/* the policy's paths, the hide list, and the defaults with the caches (plan_cache) */
+#define ES_SBX_NMNT	(3 * ES_MAX_PATHS + ES_HIDE_MOUNTS + 128)
 
 /* Everything init and the command need, prepared by the outer. */
 struct es_sbx_plan {
@@ -68,6 +71,7 @@ struct es_sbx_plan {
 	const char	*s_vartmp;	/* the session's var-tmp/: /var/tmp */
 	const char	*s_home;	/* the home, under the session's layer, */
 	const char	*s_ovl;		/* ... with these overlay options, or NULL */
+	const char	*s_up;		/* the home's layer (upper), or NULL */
 	uid_t		 uid;
 	gid_t		 gid;
 	int		 netns;
@@ -104,7 +108,8 @@ char	*es_sbx_workspace(const char *home);
 char	*es_sbx_log_path(const struct es_policy *, const char *home);
 void	 es_sbx_plan_mounts(struct es_sbx_plan *, const struct es_policy *,
 	    const char *home, const char *log);
-void	 es_sbx_plan_session(struct es_sbx_plan *, const char *home);
+void	 es_sbx_plan_session(struct es_sbx_plan *, const struct es_policy *,
+	    const char *home);
 
 /* init.c: pid 1 of the new namespaces; never returns. */
 void	 es_sbx_init(struct es_sbx_plan *) __attribute__((noreturn));

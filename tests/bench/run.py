@@ -590,15 +590,20 @@ def nobody_dirs():
     return dirs
 
 
-def nobody_session():
-    """A session directory as the launch root makes it (es_session.h), for
-    uid 65534: what a sandboxed command of a running agent run joins."""
+def nobody_session_base():
+    """The session base of uid 65534 (es_session.h), made if missing."""
     base = "/tmp/envshim-%d" % (NOBODY if os.geteuid() == 0 else os.getuid())
     if not os.path.isdir(base):
         os.mkdir(base, 0o700)
         if os.geteuid() == 0:
             os.chown(base, NOBODY, NOBODY)
-    d = tempfile.mkdtemp(prefix="bench.", dir=base)
+    return base
+
+
+def nobody_session():
+    """A session directory as the launch root makes it (es_session.h), for
+    uid 65534: what a sandboxed command of a running agent run joins."""
+    d = tempfile.mkdtemp(prefix="bench.", dir=nobody_session_base())
     for sub in ("", "tmp", "var-tmp", "home"):
         p = os.path.join(d, sub)
         if sub:
@@ -631,13 +636,80 @@ def bench_session_start(ws, hd):
             {} if n == "session" else {"ENVSHIM_POLICY": "off.policy"},
             cmd)))
     s, broken = alternate(cfgs, SBX_ROUNDS, "session start")
+    rows_against(bench, cfgs, s, broken, "%.3f ms",
+                 ("sandbox off (no session)", "no session"))
+
+
+def rows_against(bench, cfgs, s, broken, fmt, ref):
+    """One row per config: its median (fmt, in ms) and its ratio to ref
+    (config, label); no goal."""
     for n, _, _, _ in cfgs:
         if n in broken:
             missing(bench, n, broken[n])
             continue
-        rows.append((bench, n, "%.3f ms" % (statistics.median(s[n]) / 1e6),
-                     ratios(s, n, (("sandbox off (no session)", "no session"),)),
-                     "", ""))
+        rows.append((bench, n, fmt % (statistics.median(s[n]) / 1e6),
+                     ratios(s, n, (ref,)), "", ""))
+# One build, timed: a fresh session (or, without envshim, a fresh GOCACHE)
+# made for it and removed after, so every build starts with an empty cache.
+GO_TIMER = r"""
+import os, shutil, subprocess, sys, tempfile, time
+mode, base, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+d = tempfile.mkdtemp(prefix="bench.", dir=base)
+for sub in ("tmp", "var-tmp", "home"):
+    os.mkdir(os.path.join(d, sub), 0o700)
+env = dict(os.environ)
+if mode == "session":
+    env["ENVSHIM_SESSION"] = d
+else:
+    env["GOCACHE"] = os.path.join(d, "home", "go-build")
+t = time.perf_counter_ns()
+r = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL)
+t = time.perf_counter_ns() - t
+subprocess.run(["chmod", "-R", "u+rwx", d])
+shutil.rmtree(d, ignore_errors=True)
+if r.returncode != 0:
+    sys.exit("go build failed: exit %d" % r.returncode)
+print(t)
+"""
+GO_ROUNDS = 5 if QUICK else 11
+
+
+def bench_go_build(ws, hd, env):
+    """The first `go build` of a fresh agent run: the sandbox in a new
+    session (its home layer empty, so Go's build cache starts empty),
+    against the same build without envshim with an empty GOCACHE."""
+    bench = "first `go build` in a fresh session (uid 65534)"
+    go = shutil.which("go")
+    if go is None:
+        missing(bench, "envshim-sandbox, fresh session", "go not installed")
+        return
+    mod = os.path.join(ws, "gomod")
+    os.makedirs(mod, exist_ok=True)
+    with open(os.path.join(mod, "go.mod"), "w") as f:
+        f.write("module example.com/bench\n\ngo 1.19\n")
+    with open(os.path.join(mod, "main.go"), "w") as f:
+        f.write('package main\n\nimport (\n\t"fmt"\n\t"strings"\n)\n\n'
+                'func main() { fmt.Println(strings.ToUpper("ok")) }\n')
+    base = nobody_session_base()
+    if os.geteuid() == 0:
+        for n in (mod, os.path.join(mod, "go.mod"), os.path.join(mod, "main.go")):
+            os.chown(n, NOBODY, NOBODY)
+    e = dict(env, GOFLAGS="-mod=mod", GOPROXY="off")
+    build = [go, "build", "-o", "/dev/null", "."]
+    cfgs = []
+    for n, mode, cmd in (("go build", "plain", build),
+                         ("envshim-sandbox, fresh session", "session",
+                          [HELPER, "--"] + build)):
+        c = nobody_prefix() + [PYTHON, "-c", GO_TIMER, mode, base] + cmd
+        cfgs.append((n, c, e, mod))
+        commands.append((bench + ", " + n, show_cmd(
+            {"GOFLAGS": "-mod=mod", "GOPROXY": "off"} if mode == "session"
+            else {"GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOCACHE": "EMPTY"},
+            cmd, cwd=mod).replace(ws, "WS")))
+    s, broken = alternate(cfgs, GO_ROUNDS, "go build")
+    rows_against(bench, cfgs, s, broken, "%.0f ms", ("go build", "go build"))
+
+
 # What a developer's home holds: credential stores the hide list names
 # (the sandbox finds and hides each at every start) among ordinary files.
 SBX_STORES = [
@@ -761,6 +833,8 @@ def bench_sandbox(home):
             missing(bench, "envshim-sandbox", herr,
                     "<=0.5x bwrap, <=1.5x unshare")
         bench_session_start(ws, hd)
+        if herr is None:
+            bench_go_build(ws, hd, env)
     finally:
         shutil.rmtree(ws, ignore_errors=True)
         shutil.rmtree(hd, ignore_errors=True)

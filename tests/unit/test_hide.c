@@ -177,6 +177,40 @@ test_home_private(void **state)
 	}
 }
 
+/*
+ * home-layer: session by default, workspace kept; the fallback's cache
+ * list has no pattern, and no entry lies below another (one bind each).
+ */
+static void
+test_home_layer(void **state)
+{
+	struct es_parse_err err;
+	size_t i, j, n;
+
+	(void)state;
+	fresh(&P);
+	assert_int_equal(P.home_layer, ES_LAYER_SESSION);
+	assert_int_equal(parse("home-layer workspace\n", &err), 0);
+	assert_int_equal(P.home_layer, ES_LAYER_WORKSPACE);
+	assert_int_equal(es_policy_format(&P, ES_FMT_ORIGIN, buf, sizeof(buf)) > 0,
+	    1);
+	assert_non_null(strstr(buf, "home-layer workspace\t# test.policy:1\n"));
+	assert_int_equal(parse("home-layer session\n", &err), 0);
+	assert_int_equal(P.home_layer, ES_LAYER_SESSION);
+	assert_int_equal(parse("home-layer keep\n", &err), -1);
+	assert_non_null(strstr(err.what, "session or workspace"));
+	for (i = 0; i < es_home_ncache; i++) {
+		assert_true(strncmp(es_home_cache[i].path, "~/", 2) == 0);
+		assert_null(strchr(es_home_cache[i].path, '*'));
+		assert_non_null(es_home_cache[i].why);
+		n = strlen(es_home_cache[i].path);
+		for (j = 0; j < es_home_ncache; j++)
+			assert_false(j != i && strncmp(es_home_cache[j].path,
+			    es_home_cache[i].path, n) == 0 &&
+			    es_home_cache[j].path[n] == '/');
+	}
+}
+
 /* --builtin prints every entry, as comments: the output still reads back. */
 static void
 test_format(void **state)
@@ -218,6 +252,7 @@ main(void)
 		cmocka_unit_test(test_reveal),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_home_private),
+		cmocka_unit_test(test_home_layer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -447,6 +447,7 @@ test_layers(void **state)
 	    "unfollowable sandbox\t# builtin\n"
 	    "protect-self no\t# builtin\n"
 	    "home visible\t# builtin\n"
+	    "home-layer session\t# builtin\n"
 	    "injection BUILTIN_X\t# builtin\n";
 	fmt(&P, ES_FMT_BUILTIN | ES_FMT_ORIGIN);
 	assert_memory_equal(fmtbuf, want, strlen(want));

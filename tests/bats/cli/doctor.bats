@@ -212,3 +212,25 @@ reachable() {
 	run "$COPY/envshim" doctor --policy "$p"
 	[[ "$output" != *'not hidden: ~/work/notes.txt'* ]]
 }
+
+@test "doctor says whether the session's home is copy-on-write or the fallback, and why" {
+	run "$COPY/envshim" doctor
+	if unshare -Urm true 2>/dev/null; then
+		grep -qx 'ok   session: each agent run gets its own /tmp and a copy-on-write home (overlayfs in a user namespace)' <<<"$output"
+		grep -qx '     home layer: discarded with the session' <<<"$output"
+	fi
+	# a home overlay's options cannot carry: the fallback, with the caches it takes
+	h="$BATS_TEST_TMPDIR/ho:me"
+	mkdir -p "$h/.cache" "$h/.npm"
+	HOME=$h run "$COPY/envshim" doctor
+	grep -qx -- "--   session home: fallback: the home's path $h holds ',', ':' or '\\\\', which overlay's options cannot carry" <<<"$output"
+	grep -qx "     the caches' directories are the session's, writable: ~/.cache ~/.npm" <<<"$output"
+	grep -q "fix: a home path without ',' ':' '\\\\'" <<<"$output"
+	# home-layer workspace: where the kept layers are
+	printf 'home-layer workspace\n' >"$BATS_TEST_TMPDIR/p"
+	chmod 600 "$BATS_TEST_TMPDIR/p"
+	if unshare -Urm true 2>/dev/null; then
+		run "$COPY/envshim" doctor --policy "$BATS_TEST_TMPDIR/p"
+		grep -qx "     home layer: kept per workspace in $XDG_STATE_HOME/envshim/layers" <<<"$output"
+	fi
+}

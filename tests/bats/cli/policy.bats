@@ -134,9 +134,10 @@ P
 	[ "${lines[1]}" = "mode enforce	# $p:2" ]
 	[ "${lines[2]}" = "sandbox required	# builtin" ]
 	[ "${lines[6]}" = "home visible	# builtin" ]
-	[ "${lines[7]}" = "drop FOO	# $u:2" ]
-	[ "${lines[8]}" = "keep FOO	# $p:3" ]
-	[ "${#lines[@]}" -eq 10 ]
+	[ "${lines[7]}" = "home-layer session	# builtin" ]
+	[ "${lines[8]}" = "drop FOO	# $u:2" ]
+	[ "${lines[9]}" = "keep FOO	# $p:3" ]
+	[ "${#lines[@]}" -eq 11 ]
 	# Last match wins: the later keep beats the earlier drop.
 	run -0 "$ENVSHIM" check --policy "$p" --format=tsv -- FOO=1
 	[ "$output" = "$(printf 'keep\tFOO\tpolicy')" ]
@@ -180,8 +181,9 @@ P
 	[ "${lines[4]}" = "unfollowable sandbox	# builtin" ]
 	[ "${lines[5]}" = "protect-self yes	# builtin" ]
 	[ "${lines[6]}" = "home visible	# builtin" ]
-	[ "${lines[7]}" = "# and the builtin lists (injection, secret names and shapes, capabilities, hidden files): envshim policy --builtin" ]
-	[ "${#lines[@]}" -eq 8 ]
+	[ "${lines[7]}" = "home-layer session	# builtin" ]
+	[ "${lines[8]}" = "# and the builtin lists (injection, secret names and shapes, capabilities, hidden files): envshim policy --builtin" ]
+	[ "${#lines[@]}" -eq 9 ]
 	run -125 "$ENVSHIM" policy extra
 }
 

@@ -99,3 +99,52 @@ while not os.path.exists('$WS/go'):
 	[ "$status" -eq 0 ]
 	grep -qx "   session: $(basename "$SESS")" <<<"$output"
 }
+
+@test "envshim log --session shows the launches of one agent run only" {
+	start_agent
+	as_nobody touch "$WS/go"
+	wait "$BGPID"
+	BGPID=
+	first=$(basename "$SESS")
+	rm -f "$WS/go" "$WS/ready"
+	start_agent
+	as_nobody touch "$WS/go"
+	wait "$BGPID"
+	BGPID=
+	second=$(basename "$SESS")
+	[ "$first" != "$second" ]
+	log=$BATS_TEST_TMPDIR/state/envshim/audit.jsonl
+	run as_nobody "$ENVSHIM" log --session "$first" "$log"
+	[ "$status" -eq 0 ]
+	grep -qx "   session: $first" <<<"$output"
+	lacks "$second"
+	grep -q "bash" <<<"$output"
+	run as_nobody "$ENVSHIM" log --json --session "$second" "$log"
+	[ "$status" -eq 0 ]
+	grep -q "\"session\":\"$second\"" <<<"$output"
+	lacks "\"session\":\"$first\""
+	run as_nobody "$ENVSHIM" log --session no-such "$log"
+	[ "$status" -eq 0 ]
+	grep -q "^no launches recorded" <<<"$output"
+}
+
+@test "a kept home layer (home-layer workspace) is listed with what it holds, and --discard removes it" {
+	printf 'home-layer workspace\n' >"$BATS_TEST_TMPDIR/kept.policy"
+	chmod 644 "$BATS_TEST_TMPDIR/kept.policy"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$BATS_TEST_TMPDIR/kept.policy"
+	st=$BATS_TEST_TMPDIR/state
+	run as_nobody env -i HOME="$HOME" PATH=/usr/bin:/bin XDG_STATE_HOME="$st" \
+		ENVSHIM_POLICY="$BATS_TEST_TMPDIR/kept.policy" LD_PRELOAD="$SHIM" \
+		python3 -c "import subprocess; subprocess.run(['bash', '-c', 'mkdir -p ~/.cache/tool && printf 12345 >~/.cache/tool/blob'], check=True)"
+	[ "$status" -eq 0 ]
+	layer=$(ls "$st/envshim/layers")
+	[ -n "$layer" ]
+	run as_nobody env XDG_STATE_HOME="$st" "$ENVSHIM" session
+	[ "$status" -eq 0 ]
+	grep -qx "$layer  kept  $WS" <<<"$output"
+	grep -qx '    ~/.cache/tool/blob  5' <<<"$output"
+	run as_nobody env XDG_STATE_HOME="$st" "$ENVSHIM" session --discard
+	[ "$status" -eq 0 ]
+	[ "$output" = "discarded layer $layer" ]
+	[ ! -e "$st/envshim/layers/$layer" ]
+}

@@ -267,9 +267,17 @@ print("sess", sess)
 	[ ! -e "$sess" ]
 }
 
-@test "home: go build && go test, npm install of a local tarball, venv + pip install of a local wheel" {
-	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
-	# a Go module, an npm package tarball and a wheel, all local
+# Python for py: call(S) runs S in one sandboxed shell and prints its status.
+PY_CALL='
+import subprocess
+def call(s):
+    r = subprocess.run(["bash", "-c", s])
+    print("status", r.returncode)
+'
+
+# make_projects: a Go module, an npm package tarball and a wheel, all
+# local, in $WS, for nobody.
+make_projects() {
 	mkdir -p "$WS/gomod" "$WS/pkg/package" "$WS/app"
 	printf 'module example.com/m\n\ngo 1.19\n' >"$WS/gomod/go.mod"
 	printf 'package main\n\nfunc add(a, b int) int { return a + b }\n\nfunc main() { println(add(1, 2)) }\n' >"$WS/gomod/main.go"
@@ -294,12 +302,13 @@ with zipfile.ZipFile(sys.argv[1], "w") as z:
 PY
 	chmod -R a+rwX "$WS"
 	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$WS"
+}
+
+@test "home: go build && go test, npm install of a local tarball, venv + pip install of a local wheel" {
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	make_projects
 	before=$(home_hash)
-	run py '
-import subprocess, sys
-def call(s):
-    r = subprocess.run(["bash", "-c", s])
-    print("status", r.returncode)
+	run py "$PY_CALL"'
 call("cd gomod && go build -o m . && ./m && go test ./... 2>&1 | tail -1")
 call("ls ~/.cache/go-build | head -1 | wc -l")
 call("cd app && npm install --no-audit --no-fund --offline ../localpkg-1.0.0.tgz >/dev/null 2>&1; echo npm $?; node -e \"console.log(require(\\\"localpkg\\\"))\"")
@@ -357,4 +366,111 @@ subprocess.run(["bash", "-c", "echo \"export X=1\" >~/.claude/shell-snapshots/sn
 	[ "$(cat "$HOME/.claude/shell-snapshots/snapshot-bash-1.sh")" = "export X=1" ]
 	# the rest of ~/.claude went to the layer, not the real home
 	[ ! -e "$HOME/.claude/other" ]
+}
+
+@test "home: Claude Code's session-env, where its hooks write CLAUDE_ENV_FILE, is bound writable at its real path" {
+	# Claude makes session-env/SESSION before it runs a SessionStart hook
+	# with CLAUDE_ENV_FILE pointing in it, then reads the file back
+	mkdir -p "$HOME/.claude/session-env/s1"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	run py "
+import os, subprocess
+env = dict(os.environ, CLAUDE_ENV_FILE='$HOME/.claude/session-env/s1/sessionstart-hook-0.sh')
+subprocess.run(['bash', '-c', 'echo \"export FROM_HOOK=1\" >\"\$CLAUDE_ENV_FILE\" && echo wrote'], env=env)
+print('agent-read', open(env['CLAUDE_ENV_FILE']).read().strip())
+"
+	[ "$status" -eq 0 ]
+	grep -qx wrote <<<"$output"
+	grep -qx "agent-read export FROM_HOOK=1" <<<"$output"
+	[ "$(cat "$HOME/.claude/session-env/s1/sessionstart-hook-0.sh")" = "export FROM_HOOK=1" ]
+}
+
+@test "home without its overlay (a ':' in the home's path): go build and npm write the session's cache directories, never the real home" {
+	HOME=$BATS_TEST_TMPDIR/ho:me
+	mkdir -p "$HOME/.cache/tool" "$HOME/.npm"
+	echo real >"$HOME/.cache/tool/kept"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	make_projects
+	before=$(home_hash)
+	run py "$PY_CALL"'
+import os
+sess = os.path.dirname(os.environ["TMPDIR"])
+call("cd gomod && GOFLAGS=-mod=mod GOPROXY=off go build -o m . && ./m")
+call("cd app && npm install --no-audit --no-fund --offline ../localpkg-1.0.0.tgz >/dev/null 2>&1; echo npm $?; node -e \"console.log(require(\\\"localpkg\\\"))\"")
+call("ls ~/.cache/go-build | head -1 | wc -l; cat ~/.cache/tool/kept 2>&1 | head -1")
+call("touch ~/new 2>&1")
+print("layer", sorted(os.listdir(sess + "/home")))
+'
+	[ "$status" -eq 0 ]
+	[ "$(grep -cx 'status 0' <<<"$output")" -eq 3 ]
+	grep -qx 3 <<<"$output"
+	grep -qx "npm 0" <<<"$output"
+	grep -qx 42 <<<"$output"
+	grep -qx 1 <<<"$output"
+	# the fallback: the rest of the home stays read-only, and the real
+	# ~/.cache is not seen (its directory is the session's)
+	grep -q "touch: cannot touch.*Read-only file system" <<<"$output"
+	grep -q "tool/kept.*No such file" <<<"$output"
+	grep -qx "layer \['.cache', '.npm'\]" <<<"$output"
+	[ "$(home_hash)" = "$before" ]
+	[ ! -e "$HOME/.cache/go-build" ]
+	[ -z "$(ls -A "$HOME/.npm")" ]
+}
+
+# kept RUN WS CMD: one agent run in workspace WS under `home-layer
+# workspace`, its state directory the default one in the home.
+kept() {
+	(cd "$1" && as_nobody env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+		ENVSHIM_POLICY="$BATS_TEST_TMPDIR/kept.policy" LD_PRELOAD="$SHIM" \
+		python3 -c 'import subprocess, sys; subprocess.run(["bash", "-c", sys.argv[1]])' "$2")
+}
+
+@test "home-layer workspace: ~/.cache written in run 1 is seen by run 2 of the workspace, not by another one, never by the real home" {
+	printf 'home-layer workspace\n' >"$BATS_TEST_TMPDIR/kept.policy"
+	mkdir -p "$BATS_TEST_TMPDIR/ws2" "$HOME/.cache"
+	chmod 644 "$BATS_TEST_TMPDIR/kept.policy"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$BATS_TEST_TMPDIR/kept.policy" "$BATS_TEST_TMPDIR/ws2" "$HOME"
+	run kept "$WS" 'mkdir -p ~/.cache/tool && echo warm >~/.cache/tool/blob && echo wrote'
+	[ "$status" -eq 0 ]
+	[ "$output" = wrote ]
+	[ ! -e "$HOME/.cache/tool" ]
+	# run 2 sees it; the kept layers themselves are not seen (nor loop)
+	run kept "$WS" 'cat ~/.cache/tool/blob; ls -A ~/.local/state/envshim/layers | wc -l; find ~ >/dev/null; echo find $?'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = warm ]
+	[ "${lines[1]}" = 0 ]
+	[ "${lines[2]}" = "find 0" ]
+	run kept "$BATS_TEST_TMPDIR/ws2" 'cat ~/.cache/tool/blob 2>&1; echo x >~/.cache/other'
+	[ "$status" -eq 0 ]
+	grep -q "No such file" <<<"$output"
+	# the layers live in the state directory, one per workspace, outside /tmp
+	layers=$HOME/.local/state/envshim/layers
+	[ "$(ls "$layers" | wc -l)" = 2 ]
+	grep -rlx warm "$layers"/*/home/.cache/tool/blob
+	[ "$(for f in "$layers"/*/workspace; do cat "$f"; echo; done | sort)" = "$(printf '%s\n' "$WS" "$BATS_TEST_TMPDIR/ws2" | sort)" ]
+	[ ! -e "$HOME/.cache/tool" ]
+	[ ! -e "$HOME/.cache/other" ]
+	# the overlays' work directories of ended commands are removed: after
+	# three runs in $WS and one in ws2, one is left in each layer
+	run kept "$WS" 'echo ran'
+	[ "$output" = ran ]
+	[ "$(ls "$layers"/*/work | grep -c '^[0-9]')" -eq 2 ]
+}
+
+@test "home-layer workspace, overlay options longer than the kernel reads: the fallback, in the kept layer" {
+	printf 'home-layer workspace\n' >"$BATS_TEST_TMPDIR/kept.policy"
+	chmod 644 "$BATS_TEST_TMPDIR/kept.policy"
+	# lowerdir, and the upper and work directories below it: over 4 KiB
+	HOME=$HOME/$(printf 'h%.0s' $(seq 200))/$(printf 'o%.0s' $(seq 200))/$(printf 'm%.0s' $(seq 200))/$(printf 'e%.0s' $(seq 200))/$(printf 'x%.0s' $(seq 200))/$(printf 'y%.0s' $(seq 200))/$(printf 'z%.0s' $(seq 200))
+	mkdir -p "$HOME/.cache"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$BATS_TEST_TMPDIR/kept.policy" "$BATS_TEST_TMPDIR/home"
+	run kept "$WS" 'echo warm >~/.cache/blob && echo wrote; touch ~/new 2>&1'
+	[ "$status" -eq 0 ]
+	grep -qx wrote <<<"$output"
+	grep -q "Read-only file system" <<<"$output"
+	[ ! -e "$HOME/.cache/blob" ]
+	[ ! -e "$HOME/new" ]
+	[ "$(cat "$HOME"/.local/state/envshim/layers/*/home/.cache/blob)" = warm ]
+	run kept "$WS" 'cat ~/.cache/blob'
+	[ "$output" = warm ]
 }
