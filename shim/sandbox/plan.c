@@ -10,6 +10,7 @@
 #include <sys/statvfs.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -529,15 +530,13 @@ plan_home(struct es_sbx_plan *pl, const char *d, const char *home)
 		free(h);
 		return;
 	}
+	/* made only by the command that mounts the overlay (es_sbx_workdir) */
 	snprintf(wk, sizeof(wk), "%s/work/%ld", d, (long)pl->outer);
-	if (mkdir(wk, 0700) == -1 && errno != EEXIST) {
-		free(h);
-		return;
-	}
 	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,"
 	    "userxattr,volatile", h, up, wk);
 	pl->s_home = h;
 	pl->s_ovl = xstrdup(opts);
+	pl->s_work = xstrdup(wk);
 }
 
 void
@@ -562,9 +561,31 @@ es_sbx_plan_session(struct es_sbx_plan *pl, const char *home)
 		free(v);
 		return;
 	}
+	pl->s_dir = d;
 	pl->s_tmp = t;
 	pl->s_vartmp = v;
 	plan_home(pl, d, home);
+}
+
+/*
+ * A small file's text, NUL-terminated, in one read (a /proc or sysctl
+ * file, the session's keeper file): its length, or -1 when it cannot be
+ * read or is empty.  flags add to O_RDONLY | O_CLOEXEC.
+ */
+ssize_t
+es_sbx_read_small(const char *path, int flags, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | flags)) == -1)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
 }
 
 /* The environment as received, plus the namespace identity slot. */

@@ -30,13 +30,14 @@ enum es_sbx_step {
 };
 
 /* What init tells the outer, one write each. */
-enum es_sbx_msg_kind { ES_M_FAIL = 1, ES_M_STATUS };
+enum es_sbx_msg_kind { ES_M_FAIL = 1, ES_M_STATUS, ES_M_READY };
 struct es_sbx_msg {
 	int	kind;
 	int	step;		/* enum es_sbx_step */
 	int	err;		/* errno */
 	int	item;		/* index into plan.mnt, or -1 */
 	int	status;		/* wait status of the command */
+	unsigned long long dev;	/* READY: the keeper's placeholders' device */
 };
 
 /* One mount init makes; the outer decided its kind. */
@@ -68,6 +69,11 @@ struct es_sbx_plan {
 	const char	*s_vartmp;	/* the session's var-tmp/: /var/tmp */
 	const char	*s_home;	/* the home, under the session's layer, */
 	const char	*s_ovl;		/* ... with these overlay options, or NULL */
+	const char	*s_dir;		/* the session's directory, or NULL */
+	const char	*s_work;	/* overlay's work directory, made late */
+	int		 joined;	/* in the session's held view (keeper.c) */
+	dev_t		 ph_dev;	/* ... whose placeholders are on this device */
+	int		 rootfd;	/* keeper: pidfd of the session's launch root */
 	uid_t		 uid;
 	gid_t		 gid;
 	int		 netns;
@@ -105,12 +111,32 @@ char	*es_sbx_log_path(const struct es_policy *, const char *home);
 void	 es_sbx_plan_mounts(struct es_sbx_plan *, const struct es_policy *,
 	    const char *home, const char *log);
 void	 es_sbx_plan_session(struct es_sbx_plan *, const char *home);
+ssize_t	 es_sbx_read_small(const char *path, int flags, char *buf, size_t len);
 
-/* init.c: pid 1 of the new namespaces; never returns. */
+/*
+ * keeper.c: the session's held view.  es_sbx_join finds the session's
+ * keeper (or starts one) and moves the outer into its user and mount
+ * namespaces: 1 when it did (pl->joined), 0 when the command builds its
+ * own view.
+ */
+int	 es_sbx_join(struct es_sbx_plan *, const struct es_policy *);
+/* The work directory of an overlay this command mounts itself. */
+void	 es_sbx_workdir(struct es_sbx_plan *);
+
+/*
+ * init.c: pid 1 of the new namespaces; never returns.  es_sbx_keep is
+ * the keeper: it builds the session's view, reports READY, and holds it
+ * until the launch root ends.
+ */
 void	 es_sbx_init(struct es_sbx_plan *) __attribute__((noreturn));
+void	 es_sbx_keep(struct es_sbx_plan *) __attribute__((noreturn));
 
-/* mount.c: init's view of the file system, from the plan.  AS-safe. */
-void	 es_sbx_mounts(const struct es_sbx_plan *);
+/*
+ * mount.c: init's view of the file system, from the plan.  AS-safe.
+ * base is what a session's commands share, own what each adds.
+ */
+dev_t	 es_sbx_mounts_base(const struct es_sbx_plan *);
+void	 es_sbx_mounts_own(const struct es_sbx_plan *);
 
 /*
  * signal.c: signals to the process that should see them.  save

@@ -19,10 +19,12 @@ import datetime
 import glob
 import os
 import platform
+import random
 import re
 import shlex
 import shutil
 import statistics
+import string
 import subprocess
 import sys
 import tempfile
@@ -592,13 +594,25 @@ def nobody_dirs():
 
 def nobody_session():
     """A session directory as the launch root makes it (es_session.h), for
-    uid 65534: what a sandboxed command of a running agent run joins."""
+    uid 65534: what a sandboxed command of a running agent run joins.  It
+    names this process as its launch root, "PID.START.XXXXXX", so the
+    session's keeper (shim/sandbox/keeper.c) holds its view until the
+    bench ends, as it would for an agent."""
     base = "/tmp/envshim-%d" % (NOBODY if os.geteuid() == 0 else os.getuid())
     if not os.path.isdir(base):
         os.mkdir(base, 0o700)
         if os.geteuid() == 0:
             os.chown(base, NOBODY, NOBODY)
-    d = tempfile.mkdtemp(prefix="bench.", dir=base)
+    with open("/proc/self/stat") as f:
+        start = f.read().rsplit(") ", 1)[1].split()[19]
+    while True:
+        d = os.path.join(base, "%d.%s.%s" % (os.getpid(), start, "".join(
+            random.choice(string.ascii_letters) for _ in range(6))))
+        try:
+            os.mkdir(d, 0o700)
+            break
+        except FileExistsError:
+            continue
     for sub in ("", "tmp", "var-tmp", "home"):
         p = os.path.join(d, sub)
         if sub:
