@@ -2,7 +2,8 @@
  * es_session.h - one agent run's session: a private directory that every
  * sandboxed command of the run shares as /tmp and /var/tmp, and that is
  * the agent's own TMPDIR (session.c in shim/preload/; the launch root
- * starts it, `envshim session` lists it).  Not for the exec path.
+ * starts it, `envshim session` lists it; what its name says is in
+ * shim/engine/sessname.c).  Not for the exec path.
  *
  *	/tmp/envshim-UID/			ES_SESSION_BASE, 0700
  *	/tmp/envshim-UID/PID.START.XXXXXX/	one session, 0700
@@ -10,6 +11,8 @@
  *		var-tmp/			/var/tmp inside
  *		home/				the home's copy-on-write layer
  *		work/PID/			overlay's work dir, one a command
+ *		keeper				the held namespaces, its pid, ...
+ *		keeper.lock			taken while a keeper starts
  *		workspace			where the run started (envshim session)
  *
  * PID and START (the launch root's start time in clock ticks, field 22 of
@@ -34,6 +37,11 @@ int	 es_session_base(char *buf, size_t len);
  * *why set (and no session).
  */
 int	 es_session_start(char *dir, size_t len, const char **why);
+/*
+ * A process's start time (field 22 of /proc/PID/stat), which tells it
+ * from a later one that got its pid; 0 when it is gone.
+ */
+unsigned long long es_session_start_time(pid_t pid);
 /* The pid a session directory names, or -1 when the name is not ours. */
 pid_t	 es_session_pid(const char *dir);
 /* Is the session named name (in the base) alive: its process running? */

@@ -60,6 +60,19 @@ write_map(const char *path, unsigned long id)
 	return write_file(path, map);
 }
 
+/* The caller's ids, themselves inside; nothing else exists. */
+static void
+map_ids(const struct es_sbx_plan *pl)
+{
+	/* setgroups first: a gid map is refused while setgroups is allowed */
+	if (write_map("/proc/self/uid_map", pl->uid) == -1)
+		es_sbx_fail(pl, ES_S_MAP_UID, -1);
+	if (write_file("/proc/self/setgroups", "deny") == -1)
+		es_sbx_fail(pl, ES_S_SETGROUPS, -1);
+	if (write_map("/proc/self/gid_map", pl->gid) == -1)
+		es_sbx_fail(pl, ES_S_MAP_GID, -1);
+}
+
 /* Capabilities go before anything runs: bounding set, ambient, then all. */
 static int
 drop_caps(void)
@@ -86,7 +99,7 @@ drop_caps(void)
 static void __attribute__((noreturn))
 run_command(const struct es_sbx_plan *pl)
 {
-	struct es_sbx_msg m = { ES_M_FAIL, ES_S_EXEC, 0, -1, 0 };
+	struct es_sbx_msg m = { ES_M_FAIL, ES_S_EXEC, 0, -1, 0, 0 };
 
 	es_sbx_sig_restore();
 	sigprocmask(SIG_SETMASK, &pl->mask, NULL);
@@ -137,7 +150,7 @@ void
 es_sbx_init(struct es_sbx_plan *pl)
 {
 	struct pollfd alive = { pl->alivefd, POLLIN, 0 };
-	struct es_sbx_msg m = { ES_M_STATUS, 0, 0, -1, 0 };
+	struct es_sbx_msg m = { ES_M_STATUS, 0, 0, -1, 0, 0 };
 	pid_t pid, cmd;
 	int st;
 
@@ -149,14 +162,12 @@ es_sbx_init(struct es_sbx_plan *pl)
 		es_sbx_fail(pl, ES_S_PARENT, -1);
 	}
 	close(pl->alivefd);
-	/* setgroups first: a gid map is refused while setgroups is allowed */
-	if (write_map("/proc/self/uid_map", pl->uid) == -1)
-		es_sbx_fail(pl, ES_S_MAP_UID, -1);
-	if (write_file("/proc/self/setgroups", "deny") == -1)
-		es_sbx_fail(pl, ES_S_SETGROUPS, -1);
-	if (write_map("/proc/self/gid_map", pl->gid) == -1)
-		es_sbx_fail(pl, ES_S_MAP_GID, -1);
-	es_sbx_mounts(pl);
+	/* a command joining the session's view finds it mapped and built */
+	if (!pl->joined) {
+		map_ids(pl);
+		(void)es_sbx_mounts_base(pl);
+	}
+	es_sbx_mounts_own(pl);
 	if (chdir(pl->cwd) == -1)
 		es_sbx_fail(pl, ES_S_CHDIR, -1);
 	if (set_nsvar(pl) == -1)
@@ -209,5 +220,42 @@ es_sbx_init(struct es_sbx_plan *pl)
 		;
 	m.status = st;
 	(void)!write(pl->msgfd, &m, sizeof(m));
+	_exit(0);
+}
+
+/*
+ * The keeper: a clone of the session's first sandboxed command's outer,
+ * in a user and mount namespace of its own, where it builds the view
+ * the session's commands share (es_sbx_mounts_base) and holds it while
+ * the launch root runs.  It keeps no descriptor of the caller's (a
+ * kept pipe would hold a tool's output open), no terminal, no working
+ * directory, no capability: it only waits.  Its end frees the view;
+ * commands running in copies of it keep their own.
+ */
+void
+es_sbx_keep(struct es_sbx_plan *pl)
+{
+	struct es_sbx_msg m = { ES_M_READY, 0, 0, -1, 0, 0 };
+	struct pollfd root = { pl->rootfd, POLLIN, 0 };
+	sigset_t all;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	map_ids(pl);
+	m.dev = (unsigned long long)es_sbx_mounts_base(pl);
+	if (chdir("/") == -1)
+		es_sbx_fail(pl, ES_S_CHDIR, -1);
+	if (drop_caps() == -1)
+		es_sbx_fail(pl, ES_S_CAPS, -1);
+	if (setsid() == -1)
+		es_sbx_fail(pl, ES_S_SETSID, -1);
+	if (write(pl->msgfd, &m, sizeof(m)) != (ssize_t)sizeof(m))
+		_exit(ES_SBX_EXIT);
+	/* every descriptor but the launch root's pidfd */
+	if (pl->rootfd > 0)
+		syscall(SYS_close_range, 0U, (unsigned int)pl->rootfd - 1, 0U);
+	syscall(SYS_close_range, (unsigned int)pl->rootfd + 1, ~0U, 0U);
+	while (poll(&root, 1, -1) == -1 && errno == EINTR)
+		;
 	_exit(0);
 }

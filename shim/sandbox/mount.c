@@ -509,21 +509,30 @@ home_private(const struct es_sbx_plan *pl, int seal)
  * file (not EACCES, which yarn 1 dies of), writes get EROFS, and stat
  * shows no size and no names of what was there.  The tmpfs sits on
  * /dev/shm only while the binds are made; the binds hold it after the
- * detach.
+ * detach.  Its device number is returned (0 with nothing to hide): in a
+ * command that joins the session's view (pl->joined), a path already
+ * on that device is hidden, and only the others are bound, on a
+ * scratch tmpfs of the command's own.
  */
-static void
+static dev_t
 hide_paths(const struct es_sbx_plan *pl)
 {
 	const struct es_sbx_mnt *m;
-	size_t i;
+	struct stat st;
+	size_t i, todo = 0;
 	int f;
+	dev_t dev;
 
-	for (i = 0; i < pl->nmnt; i++)
-		if (pl->mnt[i].kind == ES_MK_HIDE_DIR ||
-		    pl->mnt[i].kind == ES_MK_HIDE_FILE)
-			break;
-	if (i == pl->nmnt)
-		return;
+	for (i = 0; i < pl->nmnt; i++) {
+		m = &pl->mnt[i];
+		if (m->kind != ES_MK_HIDE_DIR && m->kind != ES_MK_HIDE_FILE)
+			continue;
+		if (!pl->joined || (lstat(m->path, &st) == 0 &&
+		    st.st_dev != pl->ph_dev))
+			todo++;
+	}
+	if (todo == 0)
+		return 0;
 	/*
 	 * The scratch tmpfs goes on /dev/shm, where nothing to hide lives:
 	 * on /tmp it would cover, while the binds are made, a home or
@@ -534,11 +543,17 @@ hide_paths(const struct es_sbx_plan *pl)
 	    MS_NOEXEC, "mode=0755,size=4k,nr_inodes=4") == -1 ||
 	    (f = openat(AT_FDCWD, "/dev/shm/f", O_CREAT | O_EXCL | O_WRONLY |
 	    O_CLOEXEC, 0600)) == -1 || close(f) == -1 ||
-	    mkdir("/dev/shm/d", 0700) == -1 || remount("/dev/shm", 1) == -1)
+	    mkdir("/dev/shm/d", 0700) == -1 || remount("/dev/shm", 1) == -1 ||
+	    stat("/dev/shm/f", &st) == -1)
 		es_sbx_fail(pl, ES_S_HIDE, -1);
-	for (; i < pl->nmnt; i++) {
+	dev = st.st_dev;
+	for (i = 0; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
 		if (m->kind != ES_MK_HIDE_DIR && m->kind != ES_MK_HIDE_FILE)
+			continue;
+		/* already hidden in the session's view, or gone from it */
+		if (pl->joined && (lstat(m->path, &st) == -1 ||
+		    st.st_dev == pl->ph_dev))
 			continue;
 		/* ENOENT: under the private /tmp or /dev, or a hidden dir */
 		if (mount(m->kind == ES_MK_HIDE_DIR ? "/dev/shm/d" :
@@ -548,11 +563,16 @@ hide_paths(const struct es_sbx_plan *pl)
 	}
 	if (umount2("/dev/shm", MNT_DETACH) == -1)
 		es_sbx_fail(pl, ES_S_HIDE, -1);
+	return dev;
 }
 
-/* Builds the view: read-only root, writable workspace, private temp, ... */
-void
-es_sbx_mounts(const struct es_sbx_plan *pl)
+/*
+ * The view every command of a session shares: read-only root, writable
+ * workspace, the session's temp and home, /dev, the hidden paths.  The
+ * placeholders' device is returned (hide_paths).
+ */
+dev_t
+es_sbx_mounts_base(const struct es_sbx_plan *pl)
 {
 	const struct es_sbx_mnt *m;
 	char tmp[ES_PATH_MAX], fp[40];
@@ -627,7 +647,25 @@ es_sbx_mounts(const struct es_sbx_plan *pl)
 	}
 	home_private(pl, 1);
 	setup_dev(pl);
-	hide_paths(pl);
+	return hide_paths(pl);
+}
+
+/*
+ * What is the command's own, on top of its copy of the view: the hidden
+ * paths the view lacks (made or renamed into place since the keeper
+ * built it), the read-only paths in the workspace (which the command's
+ * predecessors may have made: .git/hooks), and the /proc of its pid
+ * namespace.  A copy made in the view's own user namespace keeps the
+ * view's propagation: its mounts are slaves of the host's or private,
+ * so nothing mounted here reaches the keeper or another command.
+ */
+void
+es_sbx_mounts_own(const struct es_sbx_plan *pl)
+{
+	size_t i;
+
+	if (pl->joined)
+		(void)hide_paths(pl);
 	for (i = 0; i < pl->nmnt; i++)
 		if (pl->mnt[i].kind == ES_MK_RO)
 			protect_ro(pl, (int)i);

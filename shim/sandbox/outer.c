@@ -3,7 +3,8 @@
  *
  *	envshim-sandbox [--policy FILE] [--argv0 NAME] [--] COMMAND [ARGS...]
  *
- * Three processes, as in bubblewrap:
+ * Three processes, as in bubblewrap (four in a session, whose keeper
+ * holds the view its commands share: keeper.c):
  *   outer	the helper as exec'ed (this file): plans everything (policy,
  *		paths, argv, environment: plan.c), clones, forwards
  *		signals (signal.c), mirrors the result.
@@ -117,16 +118,9 @@ static long
 read_sysctl(const char *path)
 {
 	char buf[32];
-	ssize_t n;
-	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if (es_sbx_read_small(path, 0, buf, sizeof(buf)) == -1)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	return strtol(buf, NULL, 10);
 }
 
@@ -393,7 +387,7 @@ main(int argc, char *argv[])
 	const char *polfile = NULL, *argv0 = NULL, *cfg, *home;
 	static char *log;	/* held, like the plan, until the process ends */
 	char why[512], eb[128], cwd[ES_PATH_MAX];
-	int msgp[2], alivep[2], flags, i, st = 0, got = 0, pe;
+	int msgp[2], alivep[2], flags, i, st = 0, got = 0, pe, joined;
 	ssize_t n;
 	struct es_sbx_msg m, fmsg;
 	pid_t ppid = getppid(), pid;
@@ -474,6 +468,10 @@ main(int argc, char *argv[])
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
 	    getppid() != ppid)
 		es_sbx_refuse("the caller exited");
+	if (!(joined = es_sbx_join(&pl, &pol))) {
+		snprintf(why, sizeof(why), "%ld", (long)pl.outer);
+		es_sbx_workdir(&pl, why);
+	}
 	if (pipe2(msgp, O_CLOEXEC) == -1 || pipe2(alivep, O_CLOEXEC) == -1)
 		es_sbx_refuse("pipe: %s", strerror(errno));
 	pl.msgfd = msgp[1];
@@ -482,8 +480,9 @@ main(int argc, char *argv[])
 	/* signals wait until someone is there to receive them */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &pl.mask);
-	flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
-	    CLONE_NEWUTS | (pl.netns ? CLONE_NEWNET : 0);
+	/* joined: the session's user namespace and view are already ours */
+	flags = (joined ? 0 : CLONE_NEWUSER) | CLONE_NEWNS | CLONE_NEWPID |
+	    CLONE_NEWIPC | CLONE_NEWUTS | (pl.netns ? CLONE_NEWNET : 0);
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
 	    NULL);
 	if (pid == 0) {
@@ -493,6 +492,9 @@ main(int argc, char *argv[])
 	}
 	close(msgp[1]);
 	close(alivep[0]);
+	if (pid == -1 && joined)
+		es_sbx_refuse("cannot clone into the session's sandbox: %s",
+		    errstr(errno, eb, sizeof(eb)));
 	if (pid == -1) {
 		userns_cause(errno, why, sizeof(why));
 		if (pol.sandbox != ES_SANDBOX_OPTIONAL)
@@ -538,8 +540,9 @@ main(int argc, char *argv[])
 			snprintf(why + k, sizeof(why) - k, "; ");
 			userns_cause(EPERM, why + k + 2, sizeof(why) - k - 2);
 		}
+		/* joined, the outer is in the session's namespaces: no way out */
 		if (pol.sandbox != ES_SANDBOX_OPTIONAL ||
-		    fmsg.step == ES_S_PARENT)
+		    fmsg.step == ES_S_PARENT || joined)
 			es_sbx_refuse("%s", why);
 		audit_unconfined(&pol, log, &pl, why);
 		unconfined(&pl);

@@ -556,9 +556,10 @@ own_mkdir(const char *path)
 }
 
 /*
- * A kept layer's overlay work directories (work/PID) whose command is
- * gone: overlay leaves an empty work/ (mode 0) in each.  One that is not
- * empty (a copy-up cut short) stays.
+ * A kept layer's overlay work directories (work/PID, work/kPID) whose
+ * command (or session's launch root) is gone: overlay leaves an empty
+ * work/ (mode 0) in each.  One that is not empty (a copy-up cut short)
+ * stays.
  */
 static void
 reap_work(const char *wk)
@@ -572,7 +573,8 @@ reap_work(const char *wk)
 	if ((d = opendir(wk)) == NULL)
 		return;
 	while ((e = readdir(d)) != NULL) {
-		pid = strtol(e->d_name, &end, 10);
+		/* kPID: a session keeper's, which lasts as its launch root */
+		pid = strtol(e->d_name + (e->d_name[0] == 'k'), &end, 10);
 		if (*end != '\0' || pid <= 0 || pid == (long)getpid() ||
 		    kill((pid_t)pid, 0) == 0 || errno != ESRCH ||
 		    snprintf(path, sizeof(path), "%s/%s/work", wk, e->d_name) >=
@@ -622,18 +624,18 @@ kept_layer(const struct es_sbx_plan *pl, const char *home, char *buf,
  * layer's home/ above, where what tools write there lands (caches,
  * ~/.npm, pip --user), seen by the run's later commands and never by the
  * real home.  The layer is the session's, or with `home-layer workspace`
- * the workspace's kept one (not volatile: it outlives the run).  Each
- * command mounts its own overlay with a work directory of its own
- * (work/PID); they share the upper layer.  A path overlay's option
- * string cannot carry (',', ':', '\\'), or options longer than the
- * kernel reads, leave no overlay, and the layer serves the fallback
- * instead (plan_cache).
+ * the workspace's kept one (not volatile: it outlives the run).  The
+ * options are made with the work directory, by the process that mounts
+ * the overlay (es_sbx_workdir): the session's keeper, or a command that
+ * builds its own view.  A path overlay's option string cannot carry
+ * (',', ':', '\\'), or options longer than the kernel reads, leave no
+ * overlay, and the layer serves the fallback instead (plan_cache).
  */
 static void
 plan_home(struct es_sbx_plan *pl, const struct es_policy *p, const char *d,
     const char *home)
 {
-	char up[ES_PATH_MAX], wk[ES_PATH_MAX], opts[3 * ES_PATH_MAX + 64];
+	char up[ES_PATH_MAX], wk[ES_PATH_MAX];
 	char kept[ES_PATH_MAX - 32];	/* room for /work/PID */
 	const char *l = NULL;
 	char *h;
@@ -653,20 +655,32 @@ plan_home(struct es_sbx_plan *pl, const struct es_policy *p, const char *d,
 	pl->s_up = xstrdup(up);
 	if (l != d)
 		reap_work(wk);
-	snprintf(wk, sizeof(wk), "%s/work/%ld", l, (long)pl->outer);
-	if (strpbrk(h, ",:\\") != NULL || strpbrk(l, ",:\\") != NULL ||
-	    (mkdir(wk, 0700) == -1 && errno != EEXIST)) {
-		free(h);
-		return;
-	}
-	/* longer options would be cut at the page: a truncated workdir */
-	if (snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,"
-	    "userxattr%s", h, up, wk, l == d ? ",volatile" : "") >
-	    ES_MOUNT_DATA_MAX) {
+	if (strpbrk(h, ",:\\") != NULL || strpbrk(l, ",:\\") != NULL) {
 		free(h);
 		return;
 	}
 	pl->s_home = h;
+	pl->s_layer = l == d ? d : xstrdup(l);
+	pl->s_volatile = l == d;
+}
+
+void
+es_sbx_workdir(struct es_sbx_plan *pl, const char *name)
+{
+	char wk[ES_PATH_MAX], opts[3 * ES_PATH_MAX + 64];
+	int n;
+
+	pl->s_ovl = NULL;
+	if (pl->s_home == NULL || snprintf(wk, sizeof(wk), "%s/work/%s",
+	    pl->s_layer, name) >= (int)sizeof(wk))
+		return;
+	/* longer options would be cut at the page: a truncated workdir */
+	n = snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,"
+	    "userxattr%s", pl->s_home, pl->s_up, wk,
+	    pl->s_volatile ? ",volatile" : "");
+	if (n < 0 || n > ES_MOUNT_DATA_MAX ||
+	    (mkdir(wk, 0700) == -1 && errno != EEXIST))
+		return;
 	pl->s_ovl = xstrdup(opts);
 }
 
@@ -699,9 +713,31 @@ es_sbx_plan_session(struct es_sbx_plan *pl, const struct es_policy *p,
 		free(v);
 		return;
 	}
+	pl->s_dir = d;
 	pl->s_tmp = t;
 	pl->s_vartmp = v;
 	plan_home(pl, p, d, home);
+}
+
+/*
+ * A small file's text, NUL-terminated, in one read (a /proc or sysctl
+ * file, the session's keeper file): its length, or -1 when it cannot be
+ * read or is empty.  flags add to O_RDONLY | O_CLOEXEC.
+ */
+ssize_t
+es_sbx_read_small(const char *path, int flags, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | flags)) == -1)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
 }
 
 /* The environment as received, plus the namespace identity slot. */

@@ -64,7 +64,7 @@ es_sbx_put_str(char *buf, size_t len, size_t *off, const char *s)
 void
 es_sbx_fail(const struct es_sbx_plan *pl, int step, int item)
 {
-	struct es_sbx_msg m = { ES_M_FAIL, step, errno, item, 0 };
+	struct es_sbx_msg m = { ES_M_FAIL, step, errno, item, 0, 0 };
 
 	(void)!write(pl->msgfd, &m, sizeof(m));
 	_exit(ES_SBX_EXIT);

@@ -30,13 +30,14 @@ enum es_sbx_step {
 };
 
 /* What init tells the outer, one write each. */
-enum es_sbx_msg_kind { ES_M_FAIL = 1, ES_M_STATUS };
+enum es_sbx_msg_kind { ES_M_FAIL = 1, ES_M_STATUS, ES_M_READY };
 struct es_sbx_msg {
 	int	kind;
 	int	step;		/* enum es_sbx_step */
 	int	err;		/* errno */
 	int	item;		/* index into plan.mnt, or -1 */
 	int	status;		/* wait status of the command */
+	unsigned long long dev;	/* READY: the keeper's placeholders' device */
 };
 
 /* One mount init makes; the outer decided its kind. */
@@ -72,6 +73,12 @@ struct es_sbx_plan {
 	const char	*s_home;	/* the home, under the session's layer, */
 	const char	*s_ovl;		/* ... with these overlay options, or NULL */
 	const char	*s_up;		/* the home's layer (upper), or NULL */
+	const char	*s_layer;	/* ... in this directory, with work/ */
+	int		 s_volatile;	/* ... discarded with the session */
+	const char	*s_dir;		/* the session's directory, or NULL */
+	int		 joined;	/* in the session's held view (keeper.c) */
+	dev_t		 ph_dev;	/* ... whose placeholders are on this device */
+	int		 rootfd;	/* keeper: pidfd of the session's launch root */
 	uid_t		 uid;
 	gid_t		 gid;
 	int		 netns;
@@ -110,12 +117,37 @@ void	 es_sbx_plan_mounts(struct es_sbx_plan *, const struct es_policy *,
 	    const char *home, const char *log);
 void	 es_sbx_plan_session(struct es_sbx_plan *, const struct es_policy *,
 	    const char *home);
+/*
+ * The home's overlay options, with its work directory LAYER/work/NAME
+ * made now: only the process that mounts the overlay makes one (the
+ * session's keeper, "kPID" of the launch root; a command building its
+ * own view, its pid).  None (s_ovl NULL) when it cannot be had.
+ */
+void	 es_sbx_workdir(struct es_sbx_plan *, const char *name);
+ssize_t	 es_sbx_read_small(const char *path, int flags, char *buf, size_t len);
 
-/* init.c: pid 1 of the new namespaces; never returns. */
+/*
+ * keeper.c: the session's held view.  es_sbx_join finds the session's
+ * keeper (or starts one) and moves the outer into its user and mount
+ * namespaces: 1 when it did (pl->joined), 0 when the command builds its
+ * own view.
+ */
+int	 es_sbx_join(struct es_sbx_plan *, const struct es_policy *);
+
+/*
+ * init.c: pid 1 of the new namespaces; never returns.  es_sbx_keep is
+ * the keeper: it builds the session's view, reports READY, and holds it
+ * until the launch root ends.
+ */
 void	 es_sbx_init(struct es_sbx_plan *) __attribute__((noreturn));
+void	 es_sbx_keep(struct es_sbx_plan *) __attribute__((noreturn));
 
-/* mount.c: init's view of the file system, from the plan.  AS-safe. */
-void	 es_sbx_mounts(const struct es_sbx_plan *);
+/*
+ * mount.c: init's view of the file system, from the plan.  AS-safe.
+ * base is what a session's commands share, own what each adds.
+ */
+dev_t	 es_sbx_mounts_base(const struct es_sbx_plan *);
+void	 es_sbx_mounts_own(const struct es_sbx_plan *);
 
 /*
  * signal.c: signals to the process that should see them.  save

@@ -590,6 +590,27 @@ def nobody_dirs():
     return dirs
 
 
+# A session directory as the launch root names it (es_session.h),
+# "PID.START.XXXXXX" with this process as the root, so the session's keeper
+# (shim/sandbox/keeper.c) holds its view while this process runs, as it
+# would for an agent.  Source text: GO_TIMER runs it in a process of its own.
+MAKE_SESSION = r"""
+def make_session(base):
+    import os, random, string
+    with open("/proc/self/stat") as f:
+        start = f.read().rsplit(") ", 1)[1].split()[19]
+    while True:
+        d = os.path.join(base, "%d.%s.%s" % (os.getpid(), start, "".join(
+            random.choice(string.ascii_letters) for _ in range(6))))
+        try:
+            os.mkdir(d, 0o700)
+            return d
+        except FileExistsError:
+            continue
+"""
+exec(MAKE_SESSION)
+
+
 def nobody_session_base():
     """The session base of uid 65534 (es_session.h), made if missing."""
     base = "/tmp/envshim-%d" % (NOBODY if os.geteuid() == 0 else os.getuid())
@@ -601,9 +622,9 @@ def nobody_session_base():
 
 
 def nobody_session():
-    """A session directory as the launch root makes it (es_session.h), for
-    uid 65534: what a sandboxed command of a running agent run joins."""
-    d = tempfile.mkdtemp(prefix="bench.", dir=nobody_session_base())
+    """A session directory for uid 65534: what a sandboxed command of a
+    running agent run joins."""
+    d = make_session(nobody_session_base())
     for sub in ("", "tmp", "var-tmp", "home"):
         p = os.path.join(d, sub)
         if sub:
@@ -651,10 +672,10 @@ def rows_against(bench, cfgs, s, broken, fmt, ref):
                      ratios(s, n, (ref,)), "", ""))
 # One build, timed: a fresh session (or, without envshim, a fresh GOCACHE)
 # made for it and removed after, so every build starts with an empty cache.
-GO_TIMER = r"""
-import os, shutil, subprocess, sys, tempfile, time
+GO_TIMER = MAKE_SESSION + r"""
+import os, shutil, subprocess, sys, time
 mode, base, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
-d = tempfile.mkdtemp(prefix="bench.", dir=base)
+d = make_session(base)
 for sub in ("tmp", "var-tmp", "home"):
     os.mkdir(os.path.join(d, sub), 0o700)
 env = dict(os.environ)

@@ -4,9 +4,12 @@
 # never share one; it goes when the agent ends, or at the next start when
 # the agent was killed.  The agent is python3 under bare LD_PRELOAD (no
 # envshim command), each subprocess call a separate sandboxed shell, as an
-# agent's tool calls are.  Run as nobody.
+# agent's tool calls are.  The session's keeper builds the view once and
+# every call joins it.  Run as nobody.
 
 load ../common
+
+bats_require_minimum_version 1.5.0
 
 setup() {
 	nobody_dirs
@@ -46,11 +49,10 @@ print("outside", os.readlink("/proc/self/ns/user"))
 	[ "${lines[4]}" = "agent wrote" ]
 	[ "${lines[5]}" = "$tmpdir" ]
 	grep -qx "agent-read two" <<<"$output"
-	# two calls, two sandboxes, neither the agent's namespace
-	[ "${lines[1]}" != "${lines[6]}" ]
+	# two calls, one session: its user namespace, not the agent's
+	[ "${lines[1]}" = "${lines[6]}" ]
 	outside=$(sed -n 's/^outside //p' <<<"$output")
 	[ "${lines[1]}" != "$outside" ]
-	[ "${lines[6]}" != "$outside" ]
 	# the agent ended: its session went with it
 	[ ! -e "$(dirname "$tmpdir")" ]
 }
@@ -174,12 +176,150 @@ time.sleep(600)
 	[ "$status" -eq 1 ]
 	run grep -c "$sess" /proc/self/mountinfo
 	[ "$output" = 0 ]
+	# the keeper went with the agent
+	kpid=$(cut -d' ' -f1 "$sess/keeper")
+	for _ in $(seq 50); do
+		s=$(proc_state "$kpid"); [ -z "$s" ] || [ "$s" = Z ] && break; sleep 0.1
+	done
+	[ -z "$s" ] || [ "$s" = Z ]
 	# killed: no destructor ran, the files are still there
 	[ -e "$t/left" ]
 	run py 'import os; print(os.environ["TMPDIR"])'
 	[ "$status" -eq 0 ]
 	[ "$output" != "$t" ]
 	[ ! -e "$sess" ]
+}
+
+# The state letter of a process (R, S, Z, ...), or nothing when it is gone.
+proc_state() {
+	[ -r "/proc/$1/stat" ] && sed 's/.*) //; s/ .*//' "/proc/$1/stat"
+	return 0
+}
+
+@test "the session's view is built once: every call joins the keeper's, in a pid namespace of its own" {
+	run py '
+import os, subprocess
+sess = os.path.dirname(os.environ["TMPDIR"])
+for i in range(3):
+    subprocess.run(["bash", "-c", "readlink /proc/self/ns/user; echo pid $$; ls /proc | grep -c \"^[0-9]\""], check=True)
+k = open(sess + "/keeper").read().split()
+print("keeper", k[0], "user:[%s]" % k[3])
+st = open("/proc/%s/stat" % k[0]).read().rsplit(") ", 1)[1].split()
+print("keeper-uid", os.stat("/proc/" + k[0]).st_uid, "ppid-not-agent", st[1] != str(os.getpid()))
+'
+	[ "$status" -eq 0 ]
+	read -r _ kpid kns <<<"$(grep '^keeper ' <<<"$output")"
+	# the same user namespace three times: the keeper's
+	[ "$(grep -c "^user:" <<<"$output")" = 3 ]
+	[ "$(grep "^user:" <<<"$output" | sort -u)" = "$kns" ]
+	# each call is pid 2 of its own pid namespace (init is 1), and sees
+	# only its own few processes, never an earlier call's
+	[ "$(grep -c '^pid 2$' <<<"$output")" = 3 ]
+	for n in ${lines[2]} ${lines[5]} ${lines[8]}; do [ "$n" -le 4 ]; done
+	grep -qx "keeper-uid 65534 ppid-not-agent True" <<<"$output"
+	# the keeper ends with the agent (a zombie at most, where pid 1 does
+	# not reap)
+	for _ in $(seq 50); do
+		s=$(proc_state "$kpid"); [ -z "$s" ] || [ "$s" = Z ] && break; sleep 0.1
+	done
+	s=$(proc_state "$kpid")
+	[ -z "$s" ] || [ "$s" = Z ]
+}
+
+@test "overlapping calls share one mount of the home's layer and one keeper" {
+	run py '
+import os, subprocess, time
+ws = os.getcwd()
+a = subprocess.Popen(["bash", "-c", "stat -c %d ~; : >started; while [ ! -e done ]; do sleep 0.05; done"])
+while not os.path.exists("started"):
+    time.sleep(0.05)
+subprocess.run(["bash", "-c", "stat -c %d ~; echo b >~/from-b"], check=True)
+subprocess.run(["bash", "-c", "cat ~/from-b"], check=True)
+open("done", "w").close()
+a.wait()
+sess = os.path.dirname(os.environ["TMPDIR"])
+print("keepers", len([l for l in open(sess + "/keeper")]))
+'
+	[ "$status" -eq 0 ]
+	# one overlay superblock: the same device in both calls
+	[ "${lines[0]}" = "${lines[1]}" ]
+	[ "${lines[2]}" = b ]
+	grep -qx "keepers 1" <<<"$output"
+	[ ! -e "$HOME/from-b" ]
+}
+
+@test "a credential file made or renamed into place between two calls is hidden in the second" {
+	echo '{"old":1}' >"$HOME/.claude.json"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$HOME/.claude.json"
+	run py '
+import os, subprocess
+h = os.environ["HOME"]
+subprocess.run(["bash", "-c", "wc -c <~/.claude.json"], check=True)
+open(h + "/.npmrc", "w").write("//r/:_authToken=NEWSECRET\n")
+open(h + "/key.pem", "w").write("NEWSECRET\n")
+open(h + "/.claude.json.tmp", "w").write("NEWSECRET\n")
+os.rename(h + "/.claude.json.tmp", h + "/.claude.json")
+subprocess.run(["bash", "-c", "cat ~/.npmrc ~/key.pem ~/.claude.json; wc -c <~/.npmrc"], check=True)
+print("agent", open(h + "/.npmrc").read().strip())
+'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 0 ]
+	[ "${lines[1]}" = 0 ]
+	grep -qx "agent //r/:_authToken=NEWSECRET" <<<"$output"
+	[ "$(grep -c NEWSECRET <<<"$output")" = 1 ]
+}
+
+@test "a call running when the agent renames a file over a hidden one still reads the placeholder" {
+	echo '{"old":1}' >"$HOME/.claude.json"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$HOME/.claude.json"
+	# the placeholder is bound on the home's overlay, whose entry the
+	# rename below it does not touch (without a session: the GAP test
+	# in secrets.bats)
+	run py '
+import os, subprocess, time
+h = os.environ["HOME"]
+p = subprocess.Popen(["bash", "-c", "wc -c <~/.claude.json; : >started; while [ ! -e renamed ]; do sleep 0.05; done; cat ~/.claude.json; echo end"])
+while not os.path.exists("started"):
+    time.sleep(0.05)
+open(h + "/.claude.json.tmp", "w").write("NEWSECRET\n")
+os.rename(h + "/.claude.json.tmp", h + "/.claude.json")
+open("renamed", "w").close()
+p.wait()
+'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 0 ]
+	[ "${lines[1]}" = end ]
+	grep -qx NEWSECRET "$HOME/.claude.json"
+}
+
+@test "a call whose policy differs from the session's builds its own view" {
+	mkdir -p "$HOME/extra"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$HOME/extra"
+	printf 'rw ~/extra\n' >"$BATS_TEST_TMPDIR/extra.policy"
+	chmod 644 "$BATS_TEST_TMPDIR/extra.policy"
+	py "
+import os, subprocess, time
+subprocess.run(['bash', '-c', 'readlink /proc/self/ns/user >ns1'], check=True)
+open('$WS/sess', 'w').write(os.path.dirname(os.environ['TMPDIR']))
+time.sleep(600)
+" &
+	BGPID=$!
+	for _ in $(seq 100); do [ -s "$WS/sess" ] && break; sleep 0.1; done
+	sess=$(cat "$WS/sess")
+	# in the agent's session: the helper as the shim runs it, and with a
+	# policy of the tool's own that names one more writable path
+	sbxs() {
+		as_nobody env -i HOME="$HOME" PATH=/usr/bin:/bin ENVSHIM_SESSION="$sess" \
+			ENVSHIM_WORKSPACE="$WS" XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" \
+			LD_PRELOAD="$SHIM" "$HELPER" "$@"
+	}
+	run -0 sbxs -- bash -c 'readlink /proc/self/ns/user; echo a >~/extra/f'
+	[ "$output" = "$(cat "$WS/ns1")" ]
+	run -0 sbxs --policy "$BATS_TEST_TMPDIR/extra.policy" -- bash -c 'readlink /proc/self/ns/user; echo b >~/extra/g'
+	[ "$output" != "$(cat "$WS/ns1")" ]
+	# the first wrote to the session's layer, the second to the home
+	[ ! -e "$HOME/extra/f" ]
+	[ "$(cat "$HOME/extra/g")" = b ]
 }
 
 @test "a session whose agent still runs is not removed by another start" {
@@ -450,11 +590,13 @@ kept() {
 	[ "$(for f in "$layers"/*/workspace; do cat "$f"; echo; done | sort)" = "$(printf '%s\n' "$WS" "$BATS_TEST_TMPDIR/ws2" | sort)" ]
 	[ ! -e "$HOME/.cache/tool" ]
 	[ ! -e "$HOME/.cache/other" ]
-	# the overlays' work directories of ended commands are removed: after
-	# three runs in $WS and one in ws2, one is left in each layer
+	# the overlays' work directories of ended runs are removed: after
+	# three runs in $WS and one in ws2, one is left in each layer, the
+	# last run's keeper's (kPID)
 	run kept "$WS" 'echo ran'
 	[ "$output" = ran ]
-	[ "$(ls "$layers"/*/work | grep -c '^[0-9]')" -eq 2 ]
+	[ "$(ls "$layers"/*/work | grep -c '^k\?[0-9]')" -eq 2 ]
+	[ "$(ls "$layers"/*/work | grep -c '^k[0-9]')" -eq 2 ]
 }
 
 @test "home-layer workspace, overlay options longer than the kernel reads: the fallback, in the kept layer" {

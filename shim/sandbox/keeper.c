@@ -1,0 +1,281 @@
+/*
+ * keeper.c - envshim-sandbox: the session's held view.
+ *
+ * Building the view (a user namespace, some sixty mounts, the home's
+ * overlay) is most of what a sandboxed command costs, and every command
+ * of one agent run builds the same one.  So the session's first command
+ * starts a keeper (init.c, es_sbx_keep): a process that builds the view
+ * once, in namespaces of its own, and holds it while the launch root
+ * runs.  Every later command's outer joins the keeper's user and mount
+ * namespaces and clones into a copy of the view with pid, IPC and UTS
+ * namespaces of its own, where init adds only what is the command's own
+ * (es_sbx_mounts_own).  The home's overlay is mounted once, so commands
+ * that overlap share one mount of the layer, not one each.
+ *
+ * The session directory's keeper file names it, in one line:
+ *
+ *	PID KEY DEV USERNS MNTNS
+ *
+ * the keeper's pid, what its view was built from (plan_key), the device
+ * of its placeholders, and its namespaces' inode numbers, which tell it
+ * from a later process with its pid.  A command whose plan differs (the
+ * agent ran a tool with another policy) builds its own view, as without
+ * a session.  Runs in the outer: may allocate; never after the clone.
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "es_session.h"
+#include "sbx.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open	434
+#endif
+
+struct keeper {
+	unsigned long long pid, key, dev, userns, mntns;
+};
+
+/* One string into the key; a NULL differs from "". */
+static uint64_t
+mix(uint64_t h, const char *s)
+{
+	h ^= s == NULL ? 0x9e3779b97f4a7c15ULL : es_hash(s, strlen(s)) + 1;
+	return h * 0x100000001b3ULL;
+}
+
+/*
+ * What the shared view is made of: the session, the home, the workspace
+ * and every bind but the hidden and read-only paths (each command adds
+ * those it finds), with the policy's own hide and reveal lines, which
+ * decide what a hidden entry of the builtin list is.
+ */
+static uint64_t
+plan_key(const struct es_sbx_plan *pl, const struct es_policy *p)
+{
+	char num[64];
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	snprintf(num, sizeof(num), "%lu:%lu:%d", (unsigned long)pl->uid,
+	    (unsigned long)pl->gid, p->home_private);
+	h = mix(h, num);
+	h = mix(h, pl->ws);
+	h = mix(h, pl->s_dir);
+	h = mix(h, pl->s_home);
+	for (i = 0; i < pl->nmnt; i++) {
+		if (pl->mnt[i].kind == ES_MK_HIDE_DIR ||
+		    pl->mnt[i].kind == ES_MK_HIDE_FILE ||
+		    pl->mnt[i].kind == ES_MK_RO)
+			continue;
+		snprintf(num, sizeof(num), "%d:%d", pl->mnt[i].kind,
+		    pl->mnt[i].host_ro);
+		h = mix(mix(h, num), pl->mnt[i].path);
+	}
+	for (i = 0; i < p->nhide; i++)
+		h = mix(mix(h, "hide"), p->hide[i].s);
+	for (i = 0; i < p->nreveal; i++)
+		h = mix(mix(h, "reveal"), p->reveal[i].s);
+	return h;
+}
+
+/* A namespace of pid's, if it is still the one the keeper file names. */
+static int
+open_ns(unsigned long long pid, const char *ns, unsigned long long ino)
+{
+	char path[64];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%llu/ns/%s", pid, ns);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || (unsigned long long)st.st_ino != ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The keeper file: 0 read, -1 none or not ours. */
+static int
+read_keeper(const struct es_sbx_plan *pl, struct keeper *k)
+{
+	char path[ES_PATH_MAX], buf[160];
+
+	snprintf(path, sizeof(path), "%s/keeper", pl->s_dir);
+	if (es_sbx_read_small(path, O_NOFOLLOW, buf, sizeof(buf)) == -1)
+		return -1;
+	if (sscanf(buf, "%llu %llx %llu %llu %llu", &k->pid, &k->key, &k->dev,
+	    &k->userns, &k->mntns) != 5 || k->pid == 0)
+		return -1;
+	return 0;
+}
+
+enum { K_JOIN, K_NONE, K_OTHER };
+
+/*
+ * The keeper named in the session, its namespaces opened into fds:
+ * K_JOIN; K_NONE when there is none alive; K_OTHER when the one alive
+ * holds a view of another plan.  An open namespace stays whole even if
+ * the keeper ends now.
+ */
+static int
+find_keeper(const struct es_sbx_plan *pl, uint64_t key, struct keeper *k,
+    int fds[2])
+{
+	if (read_keeper(pl, k) == -1)
+		return K_NONE;
+	if ((fds[0] = open_ns(k->pid, "user", k->userns)) == -1)
+		return K_NONE;
+	if ((fds[1] = open_ns(k->pid, "mnt", k->mntns)) == -1) {
+		close(fds[0]);
+		return K_NONE;
+	}
+	if (k->key != key) {
+		close(fds[0]);
+		close(fds[1]);
+		return K_OTHER;
+	}
+	return K_JOIN;
+}
+
+/* An inode number of /proc/PID/ns/NS; 0 when it cannot be read. */
+static unsigned long long
+ns_ino(pid_t pid, const char *ns)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%ld/ns/%s", (long)pid, ns);
+	return stat(path, &st) == -1 ? 0 : (unsigned long long)st.st_ino;
+}
+
+/*
+ * Starts the session's keeper and names it in the keeper file (written
+ * aside and renamed, so a reader sees a whole line or none).  Its pidfd
+ * on the launch root is taken before the root's start time is checked,
+ * so the pidfd is that process's and not a later one's with its pid.
+ * 0, or -1 when no keeper runs: this command builds its own view.
+ */
+static int
+start_keeper(struct es_sbx_plan *pl, uint64_t key)
+{
+	char path[ES_PATH_MAX], tmp[ES_PATH_MAX], line[160];
+	const char *name = strrchr(pl->s_dir, '/') + 1;
+	struct es_sbx_msg m;
+	struct keeper k;
+	int kp[2], rootfd, fd, len;
+	pid_t root, pid;
+	ssize_t n;
+
+	if ((root = es_session_pid(pl->s_dir)) <= 0 ||
+	    (rootfd = (int)syscall(SYS_pidfd_open, root, 0)) == -1)
+		return -1;
+	/* its work dir lives as long as the launch root: "kPID" (reap_work) */
+	snprintf(path, sizeof(path), "k%ld", (long)root);
+	es_sbx_workdir(pl, path);
+	if (!es_session_alive(name) || pipe2(kp, O_CLOEXEC) == -1) {
+		close(rootfd);
+		return -1;
+	}
+	pl->msgfd = kp[1];
+	pl->rootfd = rootfd;
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD,
+	    NULL, NULL, NULL, NULL);
+	if (pid == 0) {
+		close(kp[0]);
+		es_sbx_keep(pl);
+	}
+	close(kp[1]);
+	close(rootfd);
+	pl->msgfd = pl->rootfd = -1;
+	while ((n = read(kp[0], &m, sizeof(m))) == -1 && errno == EINTR)
+		;
+	close(kp[0]);
+	if (pid == -1)
+		return -1;
+	memset(&k, 0, sizeof(k));
+	k.pid = (unsigned long long)pid;
+	k.key = key;
+	if (n == (ssize_t)sizeof(m) && m.kind == ES_M_READY) {
+		k.dev = m.dev;
+		k.userns = ns_ino(pid, "user");
+		k.mntns = ns_ino(pid, "mnt");
+	}
+	if (k.userns == 0 || k.mntns == 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+			;
+		return -1;
+	}
+	len = snprintf(line, sizeof(line), "%llu %llx %llu %llu %llu\n",
+	    k.pid, k.key, k.dev, k.userns, k.mntns);
+	snprintf(path, sizeof(path), "%s/keeper", pl->s_dir);
+	snprintf(tmp, sizeof(tmp), "%s/keeper.%ld", pl->s_dir,
+	    (long)getpid());
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1)
+		return -1;	/* the keeper holds a view nobody joins */
+	if (write(fd, line, (size_t)len) != len || close(fd) == -1 ||
+	    rename(tmp, path) == -1) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int
+es_sbx_join(struct es_sbx_plan *pl, const struct es_policy *p)
+{
+	char path[ES_PATH_MAX];
+	struct keeper k;
+	uint64_t key;
+	int fds[2], r, lock;
+
+	if (pl->s_dir == NULL || strrchr(pl->s_dir, '/') == NULL)
+		return 0;
+	key = plan_key(pl, p);
+	if ((r = find_keeper(pl, key, &k, fds)) == K_NONE) {
+		/* one keeper a session: whoever takes the lock first starts it */
+		snprintf(path, sizeof(path), "%s/keeper.lock", pl->s_dir);
+		if ((lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW |
+		    O_CLOEXEC, 0600)) == -1)
+			return 0;
+		while (flock(lock, LOCK_EX) == -1)
+			if (errno != EINTR) {
+				close(lock);
+				return 0;
+			}
+		if ((r = find_keeper(pl, key, &k, fds)) == K_NONE &&
+		    start_keeper(pl, key) == 0)
+			r = find_keeper(pl, key, &k, fds);
+		close(lock);
+	}
+	if (r != K_JOIN)
+		return 0;
+	if (setns(fds[0], CLONE_NEWUSER) == -1) {
+		close(fds[0]);
+		close(fds[1]);
+		return 0;
+	}
+	/* half in: the outer's own namespaces are gone, so no way back */
+	if (setns(fds[1], CLONE_NEWNS) == -1)
+		es_sbx_refuse("cannot join the session's sandbox: %s",
+		    strerror(errno));
+	close(fds[0]);
+	close(fds[1]);
+	pl->joined = 1;
+	pl->ph_dev = (dev_t)k.dev;
+	return 1;
+}
