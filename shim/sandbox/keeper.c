@@ -23,6 +23,7 @@
  * a session.  Runs in the outer: may allocate; never after the clone.
  */
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -40,6 +41,9 @@
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open	434
+#endif
+#ifndef NS_GET_PARENT
+#define NS_GET_PARENT	_IO(0xb7, 0x2)	/* linux/nsfs.h, Linux 4.9 */
 #endif
 
 struct keeper {
@@ -125,6 +129,27 @@ read_keeper(const struct es_sbx_plan *pl, struct keeper *k)
 enum { K_JOIN, K_NONE, K_OTHER };
 
 /*
+ * Is the user namespace ufd a child of this process's own?  A keeper's
+ * is: the outer that started it cloned it from here.  One a sandboxed
+ * command made is nested deeper (below its sandbox's), so a keeper file
+ * forged to name such a process, where that command's own mounts would
+ * make the view, is never joined.
+ */
+static int
+our_child(int ufd)
+{
+	struct stat me, parent;
+	int p, r;
+
+	if ((p = ioctl(ufd, NS_GET_PARENT)) == -1)
+		return 0;
+	r = fstat(p, &parent) == 0 && stat("/proc/self/ns/user", &me) == 0 &&
+	    parent.st_ino == me.st_ino && parent.st_dev == me.st_dev;
+	close(p);
+	return r;
+}
+
+/*
  * The keeper named in the session, its namespaces opened into fds:
  * K_JOIN; K_NONE when there is none alive; K_OTHER when the one alive
  * holds a view of another plan.  An open namespace stays whole even if
@@ -138,7 +163,8 @@ find_keeper(const struct es_sbx_plan *pl, uint64_t key, struct keeper *k,
 		return K_NONE;
 	if ((fds[0] = open_ns(k->pid, "user", k->userns)) == -1)
 		return K_NONE;
-	if ((fds[1] = open_ns(k->pid, "mnt", k->mntns)) == -1) {
+	if (!our_child(fds[0]) ||
+	    (fds[1] = open_ns(k->pid, "mnt", k->mntns)) == -1) {
 		close(fds[0]);
 		return K_NONE;
 	}

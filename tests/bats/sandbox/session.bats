@@ -292,6 +292,37 @@ p.wait()
 	grep -qx NEWSECRET "$HOME/.claude.json"
 }
 
+@test "a keeper file forged to name a namespace a sandboxed command made is not joined" {
+	py "
+import os, subprocess, time
+sess = os.path.dirname(os.environ['TMPDIR'])
+open('$WS/sess', 'w').write(sess)
+# a tool leaves a process in a user namespace of its own
+p = subprocess.Popen(['bash', '-c', 'exec unshare -Ur sleep 4343'])
+while not os.path.exists('$WS/forged'):
+    time.sleep(0.05)
+subprocess.run(['bash', '-c', 'readlink /proc/self/ns/user >after'], timeout=30)
+p.kill()
+" &
+	BGPID=$!
+	for _ in $(seq 100); do pgrep -u 65534 -f '^sleep 4343$' >/dev/null && break; sleep 0.1; done
+	pid=$(pgrep -u 65534 -f '^sleep 4343$')
+	sess=$(cat "$WS/sess")
+	read -r _ key dev _ _ <"$sess/keeper"
+	u=$(stat -L -c %i "/proc/$pid/ns/user")
+	m=$(stat -L -c %i "/proc/$pid/ns/mnt")
+	# what a command that could write the session directory would write:
+	# its own process, with the real key and device
+	echo "$pid $key $dev $u $m" >"$sess/keeper.new"
+	mv "$sess/keeper.new" "$sess/keeper"
+	: >"$WS/forged"
+	for _ in $(seq 100); do [ -s "$WS/after" ] && break; sleep 0.1; done
+	wait "$BGPID"
+	BGPID=
+	[ -s "$WS/after" ]
+	[ "$(cat "$WS/after")" != "user:[$u]" ]
+}
+
 @test "a call whose policy differs from the session's builds its own view" {
 	mkdir -p "$HOME/extra"
 	[ "$(id -u)" != 0 ] || chown 65534:65534 "$HOME/extra"
