@@ -10,7 +10,9 @@
  * with openat(AT_FDCWD, ...): musl's open() follows O_CLOEXEC with an
  * fcntl, for kernels older than the flag.
  */
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -224,6 +226,29 @@ es_sbx_init(struct es_sbx_plan *pl)
 }
 
 /*
+ * Closes lo..hi-1 (hi -1: all): close_range (5.9+), else one by one up
+ * to the descriptor limit.  A descriptor the keeper kept by mistake (a
+ * tool's pipe) would hold the agent waiting for EOF.
+ */
+static void
+close_from(int lo, int hi)
+{
+	struct rlimit rl;
+	int fd, end;
+
+	if (lo >= hi && hi != -1)
+		return;
+	if (syscall(SYS_close_range, (unsigned int)lo,
+	    hi == -1 ? ~0U : (unsigned int)hi - 1, 0U) == 0)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur > 1 << 20)
+		rl.rlim_cur = 1 << 20;
+	end = hi == -1 ? (int)rl.rlim_cur : hi;
+	for (fd = lo; fd < end; fd++)
+		close(fd);
+}
+
+/*
  * The keeper: a clone of the session's first sandboxed command's outer,
  * in a user and mount namespace of its own, where it builds the view
  * the session's commands share (es_sbx_mounts_base) and holds it while
@@ -243,6 +268,13 @@ es_sbx_keep(struct es_sbx_plan *pl)
 	sigprocmask(SIG_BLOCK, &all, NULL);
 	map_ids(pl);
 	m.dev = (unsigned long long)es_sbx_mounts_base(pl);
+	/*
+	 * Private: a mount the host makes later (a USB disk, an sshfs) would
+	 * arrive with its own, writable, flags and stay for the whole run;
+	 * the view keeps what it was built with.
+	 */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+		es_sbx_fail(pl, ES_S_ROOT_RO, -1);
 	if (chdir("/") == -1)
 		es_sbx_fail(pl, ES_S_CHDIR, -1);
 	if (drop_caps() == -1)
@@ -252,9 +284,8 @@ es_sbx_keep(struct es_sbx_plan *pl)
 	if (write(pl->msgfd, &m, sizeof(m)) != (ssize_t)sizeof(m))
 		_exit(ES_SBX_EXIT);
 	/* every descriptor but the launch root's pidfd */
-	if (pl->rootfd > 0)
-		syscall(SYS_close_range, 0U, (unsigned int)pl->rootfd - 1, 0U);
-	syscall(SYS_close_range, (unsigned int)pl->rootfd + 1, ~0U, 0U);
+	close_from(0, pl->rootfd);
+	close_from(pl->rootfd + 1, -1);
 	while (poll(&root, 1, -1) == -1 && errno == EINTR)
 		;
 	_exit(0);

@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,31 +60,81 @@ mix(uint64_t h, const char *s)
 }
 
 /*
+ * Where a held view goes stale: the overlay keeps what it looked up in
+ * the real home, so a file replaced there (git config's rename) or a
+ * tool installed since (~/.local/bin) would stay unseen for the rest of
+ * the run.  A change of these directories (their mtime, their inode)
+ * changes the key, and the next command gets a new view.  What changes
+ * deeper is seen by the next view only.
+ */
+static const char *const watched[] = {
+	"", "/.local", "/.local/bin", "/bin", "/.config", "/.config/git",
+	"/.ssh", "/go/bin", "/.cargo/bin", "/.npm-global/bin"
+};
+
+/* The watched directories' state, mixed into h. */
+static uint64_t
+home_stamp(const struct es_sbx_plan *pl, uint64_t h)
+{
+	char path[ES_PATH_MAX], num[96];
+	struct stat st;
+	size_t i;
+
+	if (pl->s_home == NULL)
+		return h;	/* no overlay: binds of the real home are live */
+	for (i = 0; i < sizeof(watched) / sizeof(watched[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", pl->s_home, watched[i]);
+		if (stat(path, &st) == -1)
+			snprintf(num, sizeof(num), "-");
+		else
+			snprintf(num, sizeof(num), "%llu:%lld.%ld",
+			    (unsigned long long)st.st_ino,
+			    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+		h = mix(h, num);
+	}
+	return h;
+}
+
+/*
  * What the shared view is made of: the session, the home, the workspace
  * and every bind but the hidden and read-only paths (each command adds
  * those it finds), with the policy's own hide and reveal lines, which
- * decide what a hidden entry of the builtin list is.
+ * decide what a hidden entry of the builtin list is, the helper's build,
+ * and the watched directories of the home.
  */
 static uint64_t
 plan_key(const struct es_sbx_plan *pl, const struct es_policy *p)
 {
-	char num[64];
+	struct stat st;
+	char num[96];
 	uint64_t h = 0xcbf29ce484222325ULL;
 	size_t i;
 
 	snprintf(num, sizeof(num), "%lu:%lu:%d", (unsigned long)pl->uid,
 	    (unsigned long)pl->gid, p->home_private);
 	h = mix(h, num);
+	h = mix(h, ES_VERSION " " __DATE__ " " __TIME__);
 	h = mix(h, pl->ws);
 	h = mix(h, pl->s_dir);
 	h = mix(h, pl->s_home);
+	h = mix(h, pl->s_up);
+	h = mix(h, pl->s_layer);
+	h = home_stamp(pl, h);
 	for (i = 0; i < pl->nmnt; i++) {
 		if (pl->mnt[i].kind == ES_MK_HIDE_DIR ||
 		    pl->mnt[i].kind == ES_MK_HIDE_FILE ||
 		    pl->mnt[i].kind == ES_MK_RO)
 			continue;
-		snprintf(num, sizeof(num), "%d:%d", pl->mnt[i].kind,
-		    pl->mnt[i].host_ro);
+		/*
+		 * and the file it binds now: a bind follows its file, so one
+		 * renamed away (the log's rotation) or made anew (a workspace
+		 * recreated) needs a new view
+		 */
+		if (stat(pl->mnt[i].path, &st) == -1)
+			st.st_dev = st.st_ino = 0;
+		snprintf(num, sizeof(num), "%d:%d:%llu:%llu", pl->mnt[i].kind,
+		    pl->mnt[i].host_ro, (unsigned long long)st.st_dev,
+		    (unsigned long long)st.st_ino);
 		h = mix(mix(h, num), pl->mnt[i].path);
 	}
 	for (i = 0; i < p->nhide; i++)
@@ -150,9 +201,53 @@ our_child(int ufd)
 }
 
 /*
+ * Is a hidden path of the plan missing from the keeper's view, although
+ * it is in the real home (the plan lists only paths that exist)?  The
+ * overlay remembered it as absent: it would stay unhidden there, and a
+ * later lookup, once the kernel drops that memory, would show the file.
+ * Such a view is stale.  Missing below a placeholder directory is hidden.
+ */
+static int
+stale_hides(const struct es_sbx_plan *pl, unsigned long long kpid,
+    unsigned long long dev)
+{
+	char path[ES_PATH_MAX + 32], *e;
+	const struct es_sbx_mnt *m;
+	struct stat st;
+	size_t i, n, hl;
+	int len;
+
+	if (pl->s_home == NULL)
+		return 0;
+	hl = strlen(pl->s_home);
+	for (i = 0; i < pl->nmnt; i++) {
+		m = &pl->mnt[i];
+		if ((m->kind != ES_MK_HIDE_DIR && m->kind != ES_MK_HIDE_FILE) ||
+		    strncmp(m->path, pl->s_home, hl) != 0 || m->path[hl] != '/')
+			continue;
+		len = snprintf(path, sizeof(path), "/proc/%llu/root%s", kpid,
+		    m->path);
+		if (len < 0 || (size_t)len >= sizeof(path) ||
+		    lstat(path, &st) == 0)
+			continue;
+		if (errno != ENOENT)
+			return 1;
+		n = (size_t)len - strlen(m->path) + hl;
+		while ((e = strrchr(path, '/')) != NULL && (size_t)(e - path) > n) {
+			*e = '\0';
+			if (lstat(path, &st) == 0)
+				break;
+		}
+		if ((size_t)(e - path) <= n || (unsigned long long)st.st_dev != dev)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * The keeper named in the session, its namespaces opened into fds:
  * K_JOIN; K_NONE when there is none alive; K_OTHER when the one alive
- * holds a view of another plan.  An open namespace stays whole even if
+ * holds a view of another plan, or a stale one.  An open namespace stays whole even if
  * the keeper ends now.
  */
 static int
@@ -168,7 +263,7 @@ find_keeper(const struct es_sbx_plan *pl, uint64_t key, struct keeper *k,
 		close(fds[0]);
 		return K_NONE;
 	}
-	if (k->key != key) {
+	if (k->key != key || stale_hides(pl, k->pid, k->dev)) {
 		close(fds[0]);
 		close(fds[1]);
 		return K_OTHER;
@@ -208,8 +303,11 @@ start_keeper(struct es_sbx_plan *pl, uint64_t key)
 	if ((root = es_session_pid(pl->s_dir)) <= 0 ||
 	    (rootfd = (int)syscall(SYS_pidfd_open, root, 0)) == -1)
 		return -1;
-	/* its work dir lives as long as the launch root: "kPID" (reap_work) */
-	snprintf(path, sizeof(path), "k%ld", (long)root);
+	/*
+	 * Its own work dir (a dead volatile overlay's cannot be used again),
+	 * reaped once the launch root has ended: "kROOT.PID" (reap_work).
+	 */
+	snprintf(path, sizeof(path), "k%ld.%ld", (long)root, (long)getpid());
 	es_sbx_workdir(pl, path);
 	if (!es_session_alive(name) || pipe2(kp, O_CLOEXEC) == -1) {
 		close(rootfd);
@@ -251,11 +349,11 @@ start_keeper(struct es_sbx_plan *pl, uint64_t key)
 	snprintf(tmp, sizeof(tmp), "%s/keeper.%ld", pl->s_dir,
 	    (long)getpid());
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-	    O_CLOEXEC, 0600)) == -1)
-		return -1;	/* the keeper holds a view nobody joins */
-	if (write(fd, line, (size_t)len) != len || close(fd) == -1 ||
-	    rename(tmp, path) == -1) {
+	    O_CLOEXEC, 0600)) == -1 || write(fd, line, (size_t)len) != len ||
+	    close(fd) == -1 || rename(tmp, path) == -1) {
+		/* a keeper nobody can find would hold its view for nothing */
 		unlink(tmp);
+		kill(pid, SIGKILL);
 		return -1;
 	}
 	return 0;
@@ -265,6 +363,7 @@ int
 es_sbx_join(struct es_sbx_plan *pl, const struct es_policy *p)
 {
 	char path[ES_PATH_MAX];
+	unsigned long long old = 0;
 	struct keeper k;
 	uint64_t key;
 	int fds[2], r, lock;
@@ -272,7 +371,7 @@ es_sbx_join(struct es_sbx_plan *pl, const struct es_policy *p)
 	if (pl->s_dir == NULL || strrchr(pl->s_dir, '/') == NULL)
 		return 0;
 	key = plan_key(pl, p);
-	if ((r = find_keeper(pl, key, &k, fds)) == K_NONE) {
+	if ((r = find_keeper(pl, key, &k, fds)) != K_JOIN) {
 		/* one keeper a session: whoever takes the lock first starts it */
 		snprintf(path, sizeof(path), "%s/keeper.lock", pl->s_dir);
 		if ((lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW |
@@ -283,9 +382,19 @@ es_sbx_join(struct es_sbx_plan *pl, const struct es_policy *p)
 				close(lock);
 				return 0;
 			}
-		if ((r = find_keeper(pl, key, &k, fds)) == K_NONE &&
-		    start_keeper(pl, key) == 0)
+		/*
+		 * A stale view, or one of another plan, is replaced: the run's
+		 * commands go on with the new one.  The old keeper, checked
+		 * ours above, ends; commands still in copies of its view keep
+		 * them to their end.
+		 */
+		if ((r = find_keeper(pl, key, &k, fds)) == K_OTHER)
+			old = k.pid;
+		if (r != K_JOIN && start_keeper(pl, key) == 0) {
 			r = find_keeper(pl, key, &k, fds);
+			if (old != 0)
+				kill((pid_t)old, SIGKILL);
+		}
 		close(lock);
 	}
 	if (r != K_JOIN)

@@ -272,6 +272,22 @@ protect_ro(const struct es_sbx_plan *pl, int item)
 	close(dfd);
 }
 
+/*
+ * A pty instance and a /dev/shm of the command's own: in a session's
+ * shared view, another command must not reach its terminals (TIOCSTI)
+ * or its shared memory, so a joined command mounts these over the view's.
+ */
+static void
+dev_own(const struct es_sbx_plan *pl)
+{
+	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+	    "newinstance,ptmxmode=0666,mode=620") == -1)
+		es_sbx_fail(pl, ES_S_PTS, -1);
+	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
+	    "mode=1777") == -1)
+		es_sbx_fail(pl, ES_S_SHM, -1);
+}
+
 /* A /dev of its own: the few nodes a shell needs, no host disk. */
 static void
 setup_dev(const struct es_sbx_plan *pl)
@@ -318,12 +334,7 @@ setup_dev(const struct es_sbx_plan *pl)
 	}
 	if (mkdir("/dev/pts", 0755) == -1 || mkdir("/dev/shm", 01777) == -1)
 		es_sbx_fail(pl, ES_S_DEV, -1);
-	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-	    "newinstance,ptmxmode=0666,mode=620") == -1)
-		es_sbx_fail(pl, ES_S_PTS, -1);
-	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
-	    "mode=1777") == -1)
-		es_sbx_fail(pl, ES_S_SHM, -1);
+	dev_own(pl);
 	if (remount("/dev", 1) == -1)
 		es_sbx_fail(pl, ES_S_DEV, -1);
 }
@@ -651,21 +662,23 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 }
 
 /*
- * What is the command's own, on top of its copy of the view: the hidden
- * paths the view lacks (made or renamed into place since the keeper
+ * What is the command's own, on top of its copy of the view: its ptys
+ * and /dev/shm (dev_own), the hidden paths the view lacks (made or renamed into place since the keeper
  * built it), the read-only paths in the workspace (which the command's
  * predecessors may have made: .git/hooks), and the /proc of its pid
  * namespace.  A copy made in the view's own user namespace keeps the
- * view's propagation: its mounts are slaves of the host's or private,
- * so nothing mounted here reaches the keeper or another command.
+ * view's propagation, which the keeper made private: nothing mounted
+ * here reaches the keeper or another command.
  */
 void
 es_sbx_mounts_own(const struct es_sbx_plan *pl)
 {
 	size_t i;
 
-	if (pl->joined)
+	if (pl->joined) {
+		dev_own(pl);
 		(void)hide_paths(pl);
+	}
 	for (i = 0; i < pl->nmnt; i++)
 		if (pl->mnt[i].kind == ES_MK_RO)
 			protect_ro(pl, (int)i);

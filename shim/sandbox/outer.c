@@ -468,6 +468,12 @@ main(int argc, char *argv[])
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
 	    getppid() != ppid)
 		es_sbx_refuse("the caller exited");
+	/*
+	 * Signals wait until someone is there to receive them; also while a
+	 * keeper starts, which a signal must not leave without its file.
+	 */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &pl.mask);
 	if (!(joined = es_sbx_join(&pl, &pol))) {
 		snprintf(why, sizeof(why), "%ld", (long)pl.outer);
 		es_sbx_workdir(&pl, why);
@@ -477,9 +483,6 @@ main(int argc, char *argv[])
 	pl.msgfd = msgp[1];
 	pl.alivefd = alivep[0];
 
-	/* signals wait until someone is there to receive them */
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &pl.mask);
 	/* joined: the session's user namespace and view are already ours */
 	flags = (joined ? 0 : CLONE_NEWUSER) | CLONE_NEWNS | CLONE_NEWPID |
 	    CLONE_NEWIPC | CLONE_NEWUTS | (pl.netns ? CLONE_NEWNET : 0);

@@ -556,7 +556,7 @@ own_mkdir(const char *path)
 }
 
 /*
- * A kept layer's overlay work directories (work/PID, work/kPID) whose
+ * A kept layer's overlay work directories (work/PID, work/kROOT.PID) whose
  * command (or session's launch root) is gone: overlay leaves an empty
  * work/ (mode 0) in each.  One that is not empty (a copy-up cut short)
  * stays.
@@ -573,9 +573,10 @@ reap_work(const char *wk)
 	if ((d = opendir(wk)) == NULL)
 		return;
 	while ((e = readdir(d)) != NULL) {
-		/* kPID: a session keeper's, which lasts as its launch root */
+		/* kROOT.PID: a session keeper's, which lasts as its root */
 		pid = strtol(e->d_name + (e->d_name[0] == 'k'), &end, 10);
-		if (*end != '\0' || pid <= 0 || pid == (long)getpid() ||
+		if ((*end != '\0' && !(e->d_name[0] == 'k' && *end == '.')) ||
+		    pid <= 0 || pid == (long)getpid() ||
 		    kill((pid_t)pid, 0) == 0 || errno != ESRCH ||
 		    snprintf(path, sizeof(path), "%s/%s/work", wk, e->d_name) >=
 		    (int)sizeof(path))

@@ -120,7 +120,7 @@ void	 es_sbx_plan_session(struct es_sbx_plan *, const struct es_policy *,
 /*
  * The home's overlay options, with its work directory LAYER/work/NAME
  * made now: only the process that mounts the overlay makes one (the
- * session's keeper, "kPID" of the launch root; a command building its
+ * session's keeper, "kROOT.PID"; a command building its
  * own view, its pid).  None (s_ovl NULL) when it cannot be had.
  */
 void	 es_sbx_workdir(struct es_sbx_plan *, const char *name);

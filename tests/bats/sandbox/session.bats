@@ -292,6 +292,84 @@ p.wait()
 	grep -qx NEWSECRET "$HOME/.claude.json"
 }
 
+@test "what changes in the real home between two calls is seen by the second: a new view" {
+	mkdir -p "$HOME/.local/bin" "$HOME/.cargo"
+	printf '[user]\n\temail = old@x\n' >"$HOME/.gitconfig"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	run py '
+import os, subprocess
+h = os.environ["HOME"]
+sess = os.path.dirname(os.environ["TMPDIR"])
+def call(c):
+    subprocess.run(["bash", "-c", c])
+call("command -v ruffx || echo none; git config --global user.email; cat ~/.cargo/credentials.toml 2>&1 | sed s/^.*:/cat:/")
+k1 = open(sess + "/keeper").read().split()[0]
+# the user, outside: installs a tool, fixes git config (lock file and
+# rename), logs cargo in below a directory no key watches
+open(h + "/.local/bin/ruffx", "w").write("#!/bin/sh\necho ruffx 1.0\n")
+os.chmod(h + "/.local/bin/ruffx", 0o755)
+subprocess.run(["git", "config", "--global", "user.email", "new@x"], env=dict(os.environ, LD_PRELOAD=""))
+open(h + "/.cargo/credentials.toml", "w").write("token = \"NEWSECRET\"\n")
+call("PATH=~/.local/bin:$PATH ruffx; git config --global user.email; wc -c <~/.cargo/credentials.toml")
+k2 = open(sess + "/keeper").read().split()[0]
+print("new keeper", k1 != k2, "old gone", not os.path.exists("/proc/%s/cwd" % k1) or open("/proc/%s/stat" % k1).read().rsplit(") ", 1)[1][0] == "Z")
+'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = none ]
+	[ "${lines[1]}" = old@x ]
+	[ "${lines[2]}" = "cat: No such file or directory" ]
+	[ "${lines[3]}" = "ruffx 1.0" ]
+	[ "${lines[4]}" = new@x ]
+	[ "${lines[5]}" = 0 ]
+	grep -qx "new keeper True old gone True" <<<"$output"
+	lacks NEWSECRET
+}
+
+@test "a hidden path missing from the held view is not left unhidden: the view is replaced" {
+	# ~/.cargo is watched by nothing: only the check of the planned hidden
+	# paths against the view sees that credentials.toml is new
+	mkdir -p "$HOME/.cargo"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	run py '
+import os, subprocess
+h = os.environ["HOME"]
+subprocess.run(["bash", "-c", "cat ~/.cargo/credentials.toml 2>&1 | sed s/^.*:/cat:/"])
+open(h + "/.cargo/credentials.toml", "w").write("token = \"NEWSECRET\"\n")
+subprocess.run(["bash", "-c", "wc -c <~/.cargo/credentials.toml; cat ~/.cargo/credentials.toml"])
+'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "cat: No such file or directory" ]
+	[ "${lines[1]}" = 0 ]
+	lacks NEWSECRET
+}
+
+@test "each call has its own ptys and /dev/shm, and the audit log after a rotation is the new file" {
+	run py '
+import os, subprocess, time
+st = os.environ["XDG_STATE_HOME"] + "/envshim"
+a = subprocess.Popen(["python3", "-c", "import os, pty, time\nm, s = pty.openpty()\nprint(os.ttyname(s), flush=True)\nopen(\"/dev/shm/a\", \"w\").close()\nopen(\"started\", \"w\").close()\ntime.sleep(3)\nos.set_blocking(m, False)\ntry:\n    print(\"read\", os.read(m, 100))\nexcept BlockingIOError:\n    print(\"read nothing\")"])
+while not os.path.exists("started"):
+    time.sleep(0.05)
+subprocess.run(["bash", "-c", "(echo injected >/dev/pts/0) 2>/dev/null || echo refused; echo pts $(ls /dev/pts); echo shm $(ls -A /dev/shm | wc -l)"])
+a.wait()
+os.rename(st + "/audit.jsonl", st + "/audit.jsonl.1")
+open(st + "/audit.jsonl", "w").close()
+subprocess.run(["bash", "-c", "echo probe >>\"$XDG_STATE_HOME/envshim/audit.jsonl\" && echo appended"])
+print("new log", "probe" in open(st + "/audit.jsonl").read(), "old log", "probe" in open(st + "/audit.jsonl.1").read())
+'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = /dev/pts/0 ]
+	# B has a pty instance of its own (no pts/0 but its ptmx), and an
+	# empty /dev/shm: A's file is not there
+	grep -qx refused <<<"$output"
+	grep -qx "pts ptmx" <<<"$output"
+	grep -qx "shm 0" <<<"$output"
+	grep -qx "read nothing" <<<"$output"
+	lacks injected
+	grep -qx appended <<<"$output"
+	grep -qx "new log True old log False" <<<"$output"
+}
+
 @test "a keeper file forged to name a namespace a sandboxed command made is not joined" {
 	py "
 import os, subprocess, time
@@ -623,7 +701,7 @@ kept() {
 	[ ! -e "$HOME/.cache/other" ]
 	# the overlays' work directories of ended runs are removed: after
 	# three runs in $WS and one in ws2, one is left in each layer, the
-	# last run's keeper's (kPID)
+	# last run's keeper's (kROOT.PID)
 	run kept "$WS" 'echo ran'
 	[ "$output" = ran ]
 	[ "$(ls "$layers"/*/work | grep -c '^k\?[0-9]')" -eq 2 ]
