@@ -266,6 +266,12 @@ es_sbx_keep(struct es_sbx_plan *pl)
 
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
+	/*
+	 * ps shows a process's argv: the first command's (a tool call's
+	 * text, perhaps a token on it) must not stay on show all run long.
+	 */
+	memset(pl->args, 0, pl->nargs);
+	memcpy(pl->args, "envshim-sandbox", pl->nargs < 15 ? pl->nargs : 15);
 	map_ids(pl);
 	m.dev = (unsigned long long)es_sbx_mounts_base(pl);
 	/*

@@ -434,6 +434,8 @@ main(int argc, char *argv[])
 
 	pl.path = es_sbx_resolve(argv[i]);
 	pl.argv = &argv[i];
+	pl.args = argv[0];
+	pl.nargs = (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) - argv[0]);
 	if (argv0 != NULL)
 		pl.argv[0] = (char *)argv0;
 	es_sbx_plan_env(&pl);

@@ -79,6 +79,8 @@ struct es_sbx_plan {
 	int		 joined;	/* in the session's held view (keeper.c) */
 	dev_t		 ph_dev;	/* ... whose placeholders are on this device */
 	int		 rootfd;	/* keeper: pidfd of the session's launch root */
+	char		*args;		/* the helper's own argv strings, ... */
+	size_t		 nargs;		/* ... bytes: the keeper blanks them */
 	uid_t		 uid;
 	gid_t		 gid;
 	int		 netns;

@@ -206,6 +206,8 @@ k = open(sess + "/keeper").read().split()
 print("keeper", k[0], "user:[%s]" % k[3])
 st = open("/proc/%s/stat" % k[0]).read().rsplit(") ", 1)[1].split()
 print("keeper-uid", os.stat("/proc/" + k[0]).st_uid, "ppid-not-agent", st[1] != str(os.getpid()))
+# ps shows the keeper without the text of the first call
+print("cmdline", open("/proc/%s/cmdline" % k[0]).read().replace("\0", " ").strip())
 '
 	[ "$status" -eq 0 ]
 	read -r _ kpid kns <<<"$(grep '^keeper ' <<<"$output")"
@@ -217,6 +219,7 @@ print("keeper-uid", os.stat("/proc/" + k[0]).st_uid, "ppid-not-agent", st[1] != 
 	[ "$(grep -c '^pid 2$' <<<"$output")" = 3 ]
 	for n in ${lines[2]} ${lines[5]} ${lines[8]}; do [ "$n" -le 4 ]; done
 	grep -qx "keeper-uid 65534 ppid-not-agent True" <<<"$output"
+	grep -qx "cmdline envshim-sandbox" <<<"$output"
 	# the keeper ends with the agent (a zombie at most, where pid 1 does
 	# not reap)
 	for _ in $(seq 50); do
