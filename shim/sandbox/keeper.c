@@ -390,11 +390,11 @@ es_sbx_join(struct es_sbx_plan *pl, const struct es_policy *p)
 		 */
 		if ((r = find_keeper(pl, key, &k, fds)) == K_OTHER)
 			old = k.pid;
-		if (r != K_JOIN && start_keeper(pl, key) == 0) {
+		/* first: its overlay unmounted, the new one has the upper alone */
+		if (old != 0)
+			kill((pid_t)old, SIGKILL);
+		if (r != K_JOIN && start_keeper(pl, key) == 0)
 			r = find_keeper(pl, key, &k, fds);
-			if (old != 0)
-				kill((pid_t)old, SIGKILL);
-		}
 		close(lock);
 	}
 	if (r != K_JOIN)
