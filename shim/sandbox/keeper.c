@@ -14,13 +14,14 @@
  *
  * The session directory's keeper file names it, in one line:
  *
- *	PID KEY DEV USERNS MNTNS
+ *	PID KEY FRESH DEV USERNS MNTNS
  *
- * the keeper's pid, what its view was built from (plan_key), the device
- * of its placeholders, and its namespaces' inode numbers, which tell it
- * from a later process with its pid.  A command whose plan differs (the
- * agent ran a tool with another policy) builds its own view, as without
- * a session.  Runs in the outer: may allocate; never after the clone.
+ * the keeper's pid, what its view was built from (plan_key) and how
+ * fresh it is (fresh_key), the device of its placeholders, and its
+ * namespaces' inode numbers, which tell it from a later process with its
+ * pid.  A command whose plan differs (the agent ran a tool with another
+ * policy) builds its own view, as without a session; a stale view of the
+ * same plan is replaced.  Runs in the outer: may allocate; never after the clone.
  */
 #include <sys/file.h>
 #include <sys/ioctl.h>
@@ -30,11 +31,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "es_session.h"
@@ -43,12 +46,15 @@
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open	434
 #endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal	424
+#endif
 #ifndef NS_GET_PARENT
 #define NS_GET_PARENT	_IO(0xb7, 0x2)	/* linux/nsfs.h, Linux 4.9 */
 #endif
 
 struct keeper {
-	unsigned long long pid, key, dev, userns, mntns;
+	unsigned long long pid, key, fresh, dev, userns, mntns;
 };
 
 /* One string into the key; a NULL differs from "". */
@@ -63,23 +69,41 @@ mix(uint64_t h, const char *s)
  * Where a held view goes stale: the overlay keeps what it looked up in
  * the real home, so a file replaced there (git config's rename) or a
  * tool installed since (~/.local/bin) would stay unseen for the rest of
- * the run.  A change of these directories (their mtime, their inode)
- * changes the key, and the next command gets a new view.  What changes
- * deeper is seen by the next view only.
+ * the run.  A change of these (inode, mtime) makes the view stale, and
+ * the next command gets a new one.  Not the home itself, which the agent
+ * rewrites at every turn (~/.claude.json by rename).  What changes
+ * elsewhere is seen by the next view only.
  */
 static const char *const watched[] = {
-	"", "/.local", "/.local/bin", "/bin", "/.config", "/.config/git",
-	"/.ssh", "/go/bin", "/.cargo/bin", "/.npm-global/bin"
+	"/.gitconfig", "/.config/git", "/.config/git/config", "/.local/bin",
+	"/bin", "/.ssh", "/go/bin", "/.cargo/bin", "/.npm-global/bin"
 };
 
-/* The watched directories' state, mixed into h. */
+/*
+ * How fresh a view of this plan would be: the watched paths' state, and
+ * the file each bind holds now (a bind follows its file, so one renamed
+ * away, the log's rotation, or made anew, a workspace recreated, needs a
+ * new view).
+ */
 static uint64_t
-home_stamp(const struct es_sbx_plan *pl, uint64_t h)
+fresh_key(const struct es_sbx_plan *pl)
 {
 	char path[ES_PATH_MAX], num[96];
+	uint64_t h = 0x84222325cbf29ce4ULL;
 	struct stat st;
 	size_t i;
 
+	for (i = 0; i < pl->nmnt; i++) {
+		if (pl->mnt[i].kind == ES_MK_HIDE_DIR ||
+		    pl->mnt[i].kind == ES_MK_HIDE_FILE ||
+		    pl->mnt[i].kind == ES_MK_RO)
+			continue;
+		if (stat(pl->mnt[i].path, &st) == -1)
+			st.st_dev = st.st_ino = 0;
+		snprintf(num, sizeof(num), "%llu:%llu",
+		    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+		h = mix(h, num);
+	}
 	if (pl->s_home == NULL)
 		return h;	/* no overlay: binds of the real home are live */
 	for (i = 0; i < sizeof(watched) / sizeof(watched[0]); i++) {
@@ -99,14 +123,13 @@ home_stamp(const struct es_sbx_plan *pl, uint64_t h)
  * What the shared view is made of: the session, the home, the workspace
  * and every bind but the hidden and read-only paths (each command adds
  * those it finds), with the policy's own hide and reveal lines, which
- * decide what a hidden entry of the builtin list is, the helper's build,
- * and the watched directories of the home.
+ * decide what a hidden entry of the builtin list is, and the helper's
+ * build.
  */
 static uint64_t
 plan_key(const struct es_sbx_plan *pl, const struct es_policy *p)
 {
-	struct stat st;
-	char num[96];
+	char num[64];
 	uint64_t h = 0xcbf29ce484222325ULL;
 	size_t i;
 
@@ -119,22 +142,13 @@ plan_key(const struct es_sbx_plan *pl, const struct es_policy *p)
 	h = mix(h, pl->s_home);
 	h = mix(h, pl->s_up);
 	h = mix(h, pl->s_layer);
-	h = home_stamp(pl, h);
 	for (i = 0; i < pl->nmnt; i++) {
 		if (pl->mnt[i].kind == ES_MK_HIDE_DIR ||
 		    pl->mnt[i].kind == ES_MK_HIDE_FILE ||
 		    pl->mnt[i].kind == ES_MK_RO)
 			continue;
-		/*
-		 * and the file it binds now: a bind follows its file, so one
-		 * renamed away (the log's rotation) or made anew (a workspace
-		 * recreated) needs a new view
-		 */
-		if (stat(pl->mnt[i].path, &st) == -1)
-			st.st_dev = st.st_ino = 0;
-		snprintf(num, sizeof(num), "%d:%d:%llu:%llu", pl->mnt[i].kind,
-		    pl->mnt[i].host_ro, (unsigned long long)st.st_dev,
-		    (unsigned long long)st.st_ino);
+		snprintf(num, sizeof(num), "%d:%d", pl->mnt[i].kind,
+		    pl->mnt[i].host_ro);
 		h = mix(mix(h, num), pl->mnt[i].path);
 	}
 	for (i = 0; i < p->nhide; i++)
@@ -171,13 +185,13 @@ read_keeper(const struct es_sbx_plan *pl, struct keeper *k)
 	snprintf(path, sizeof(path), "%s/keeper", pl->s_dir);
 	if (es_sbx_read_small(path, O_NOFOLLOW, buf, sizeof(buf)) == -1)
 		return -1;
-	if (sscanf(buf, "%llu %llx %llu %llu %llu", &k->pid, &k->key, &k->dev,
-	    &k->userns, &k->mntns) != 5 || k->pid == 0)
+	if (sscanf(buf, "%llu %llx %llx %llu %llu %llu", &k->pid, &k->key,
+	    &k->fresh, &k->dev, &k->userns, &k->mntns) != 6 || k->pid == 0)
 		return -1;
 	return 0;
 }
 
-enum { K_JOIN, K_NONE, K_OTHER };
+enum { K_JOIN, K_NONE, K_OTHER, K_STALE, K_CANNOT };
 
 /*
  * Is the user namespace ufd a child of this process's own?  A keeper's
@@ -192,8 +206,9 @@ our_child(int ufd)
 	struct stat me, parent;
 	int p, r;
 
+	/* a kernel without the ioctl (before 4.9) cannot tell: -1 */
 	if ((p = ioctl(ufd, NS_GET_PARENT)) == -1)
-		return 0;
+		return errno == EPERM ? 0 : -1;
 	r = fstat(p, &parent) == 0 && stat("/proc/self/ns/user", &me) == 0 &&
 	    parent.st_ino == me.st_ino && parent.st_dev == me.st_dev;
 	close(p);
@@ -215,10 +230,19 @@ stale_hides(const struct es_sbx_plan *pl, unsigned long long kpid,
 	const struct es_sbx_mnt *m;
 	struct stat st;
 	size_t i, n, hl;
+	dev_t home;
 	int len;
 
 	if (pl->s_home == NULL)
 		return 0;
+	for (i = 0; i < pl->nmnt; i++)
+		if (pl->mnt[i].kind == ES_MK_HOME)
+			return 0;	/* home private: an empty home, no overlay */
+	len = snprintf(path, sizeof(path), "/proc/%llu/root%s", kpid,
+	    pl->s_home);
+	if (len < 0 || (size_t)len >= sizeof(path) || stat(path, &st) == -1)
+		return 1;
+	home = st.st_dev;
 	hl = strlen(pl->s_home);
 	for (i = 0; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
@@ -230,15 +254,20 @@ stale_hides(const struct es_sbx_plan *pl, unsigned long long kpid,
 		if (len < 0 || (size_t)len >= sizeof(path) ||
 		    lstat(path, &st) == 0)
 			continue;
-		if (errno != ENOENT)
+		if (errno != ENOENT && errno != ENOTDIR)
 			return 1;
+		/* the nearest ancestor the view has */
 		n = (size_t)len - strlen(m->path) + hl;
 		while ((e = strrchr(path, '/')) != NULL && (size_t)(e - path) > n) {
 			*e = '\0';
 			if (lstat(path, &st) == 0)
 				break;
 		}
-		if ((size_t)(e - path) <= n || (unsigned long long)st.st_dev != dev)
+		if ((size_t)(e - path) <= n)
+			return 1;	/* missing right in the home's overlay */
+		/* below a placeholder it is hidden; below another file system
+		 * (a mount the overlay does not show) it is not ours to see */
+		if ((unsigned long long)st.st_dev != dev && st.st_dev == home)
 			return 1;
 	}
 	return 0;
@@ -246,27 +275,32 @@ stale_hides(const struct es_sbx_plan *pl, unsigned long long kpid,
 
 /*
  * The keeper named in the session, its namespaces opened into fds:
- * K_JOIN; K_NONE when there is none alive; K_OTHER when the one alive
- * holds a view of another plan, or a stale one.  An open namespace stays whole even if
- * the keeper ends now.
+ * K_JOIN; K_NONE when there is none alive (or the file names a process
+ * that is none of ours); K_OTHER when it holds a view of another plan;
+ * K_STALE when its view of this plan no longer shows the home; K_CANNOT
+ * when the kernel cannot say whether it is ours.  An open namespace stays
+ * whole even if the keeper ends now.
  */
 static int
-find_keeper(const struct es_sbx_plan *pl, uint64_t key, struct keeper *k,
-    int fds[2])
+find_keeper(const struct es_sbx_plan *pl, uint64_t key, uint64_t fresh,
+    struct keeper *k, int fds[2])
 {
+	int c;
+
 	if (read_keeper(pl, k) == -1)
 		return K_NONE;
 	if ((fds[0] = open_ns(k->pid, "user", k->userns)) == -1)
 		return K_NONE;
-	if (!our_child(fds[0]) ||
+	if ((c = our_child(fds[0])) != 1 ||
 	    (fds[1] = open_ns(k->pid, "mnt", k->mntns)) == -1) {
 		close(fds[0]);
-		return K_NONE;
+		return c == -1 ? K_CANNOT : K_NONE;
 	}
-	if (k->key != key || stale_hides(pl, k->pid, k->dev)) {
+	if (k->key != key || k->fresh != fresh ||
+	    stale_hides(pl, k->pid, k->dev)) {
 		close(fds[0]);
 		close(fds[1]);
-		return K_OTHER;
+		return k->key != key ? K_OTHER : K_STALE;
 	}
 	return K_JOIN;
 }
@@ -290,7 +324,7 @@ ns_ino(pid_t pid, const char *ns)
  * 0, or -1 when no keeper runs: this command builds its own view.
  */
 static int
-start_keeper(struct es_sbx_plan *pl, uint64_t key)
+start_keeper(struct es_sbx_plan *pl, uint64_t key, uint64_t fresh)
 {
 	char path[ES_PATH_MAX], tmp[ES_PATH_MAX], line[160];
 	const char *name = strrchr(pl->s_dir, '/') + 1;
@@ -332,6 +366,7 @@ start_keeper(struct es_sbx_plan *pl, uint64_t key)
 	memset(&k, 0, sizeof(k));
 	k.pid = (unsigned long long)pid;
 	k.key = key;
+	k.fresh = fresh;
 	if (n == (ssize_t)sizeof(m) && m.kind == ES_M_READY) {
 		k.dev = m.dev;
 		k.userns = ns_ino(pid, "user");
@@ -343,8 +378,8 @@ start_keeper(struct es_sbx_plan *pl, uint64_t key)
 			;
 		return -1;
 	}
-	len = snprintf(line, sizeof(line), "%llu %llx %llu %llu %llu\n",
-	    k.pid, k.key, k.dev, k.userns, k.mntns);
+	len = snprintf(line, sizeof(line), "%llu %llx %llx %llu %llu %llu\n",
+	    k.pid, k.key, k.fresh, k.dev, k.userns, k.mntns);
 	snprintf(path, sizeof(path), "%s/keeper", pl->s_dir);
 	snprintf(tmp, sizeof(tmp), "%s/keeper.%ld", pl->s_dir,
 	    (long)getpid());
@@ -359,42 +394,86 @@ start_keeper(struct es_sbx_plan *pl, uint64_t key)
 	return 0;
 }
 
+/*
+ * Ends a stale keeper and waits (a second at most) until it has: its
+ * pidfd, taken before its namespace is checked again, is that keeper's
+ * and no later process's.  Commands still in copies of its view keep
+ * them, and its overlay, to their end.
+ */
+static void
+end_keeper(const struct keeper *k)
+{
+	struct pollfd p;
+	int fd, ns;
+
+	if ((fd = (int)syscall(SYS_pidfd_open, (pid_t)k->pid, 0)) == -1)
+		return;
+	if ((ns = open_ns(k->pid, "user", k->userns)) != -1) {
+		close(ns);
+		if (syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0) == 0) {
+			p.fd = fd;
+			p.events = POLLIN;
+			while (poll(&p, 1, 1000) == -1 && errno == EINTR)
+				;
+		}
+	}
+	close(fd);
+}
+
+/*
+ * The session's lock, while a keeper is checked and started: waited for
+ * three seconds at most (signals are blocked, and a view being built on
+ * a slow home must not hold a command for ever).  -1: build your own.
+ */
+static int
+take_lock(const struct es_sbx_plan *pl)
+{
+	struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
+	char path[ES_PATH_MAX];
+	int lock, i;
+
+	snprintf(path, sizeof(path), "%s/keeper.lock", pl->s_dir);
+	if ((lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) == -1)
+		return -1;
+	for (i = 0; i < 300; i++) {
+		if (flock(lock, LOCK_EX | LOCK_NB) == 0)
+			return lock;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		nanosleep(&ten_ms, NULL);
+	}
+	close(lock);
+	return -1;
+}
+
 int
 es_sbx_join(struct es_sbx_plan *pl, const struct es_policy *p)
 {
-	char path[ES_PATH_MAX];
-	unsigned long long old = 0;
+	uint64_t key, fresh;
 	struct keeper k;
-	uint64_t key;
 	int fds[2], r, lock;
 
 	if (pl->s_dir == NULL || strrchr(pl->s_dir, '/') == NULL)
 		return 0;
 	key = plan_key(pl, p);
-	if ((r = find_keeper(pl, key, &k, fds)) != K_JOIN) {
+	fresh = fresh_key(pl);
+	r = find_keeper(pl, key, fresh, &k, fds);
+	/*
+	 * A keeper of another plan (a tool's own --policy) stays for the
+	 * commands of its plan; this one builds its own view.
+	 */
+	if (r == K_NONE || r == K_STALE) {
 		/* one keeper a session: whoever takes the lock first starts it */
-		snprintf(path, sizeof(path), "%s/keeper.lock", pl->s_dir);
-		if ((lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW |
-		    O_CLOEXEC, 0600)) == -1)
+		if ((lock = take_lock(pl)) == -1)
 			return 0;
-		while (flock(lock, LOCK_EX) == -1)
-			if (errno != EINTR) {
-				close(lock);
-				return 0;
-			}
-		/*
-		 * A stale view, or one of another plan, is replaced: the run's
-		 * commands go on with the new one.  The old keeper, checked
-		 * ours above, ends; commands still in copies of its view keep
-		 * them to their end.
-		 */
-		if ((r = find_keeper(pl, key, &k, fds)) == K_OTHER)
-			old = k.pid;
-		/* first: its overlay unmounted, the new one has the upper alone */
-		if (old != 0)
-			kill((pid_t)old, SIGKILL);
-		if (r != K_JOIN && start_keeper(pl, key) == 0)
-			r = find_keeper(pl, key, &k, fds);
+		/* a stale view is replaced: the run goes on with a new one */
+		if ((r = find_keeper(pl, key, fresh, &k, fds)) == K_STALE) {
+			end_keeper(&k);
+			r = K_NONE;
+		}
+		if (r == K_NONE && start_keeper(pl, key, fresh) == 0)
+			r = find_keeper(pl, key, fresh, &k, fds);
 		close(lock);
 	}
 	if (r != K_JOIN)

@@ -203,7 +203,7 @@ sess = os.path.dirname(os.environ["TMPDIR"])
 for i in range(3):
     subprocess.run(["bash", "-c", "readlink /proc/self/ns/user; echo pid $$; ls /proc | grep -c \"^[0-9]\""], check=True)
 k = open(sess + "/keeper").read().split()
-print("keeper", k[0], "user:[%s]" % k[3])
+print("keeper", k[0], "user:[%s]" % k[4])
 st = open("/proc/%s/stat" % k[0]).read().rsplit(") ", 1)[1].split()
 print("keeper-uid", os.stat("/proc/" + k[0]).st_uid, "ppid-not-agent", st[1] != str(os.getpid()))
 # ps shows the keeper without the text of the first call
@@ -328,6 +328,34 @@ print("new keeper", k1 != k2, "old gone", not os.path.exists("/proc/%s/cwd" % k1
 	lacks NEWSECRET
 }
 
+@test "the agent rewriting its own files in the home keeps the view; so does home private" {
+	mkdir -p "$HOME/.ssh"
+	echo 'PRIVATE KEY' >"$HOME/.ssh/id_ed25519"
+	echo '{}' >"$HOME/.claude.json"
+	printf 'home private\n' >"$BATS_TEST_TMPDIR/private.policy"
+	chmod 644 "$BATS_TEST_TMPDIR/private.policy"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME"
+	code='
+import os, subprocess
+h = os.environ["HOME"]
+subprocess.run(["bash", "-c", "readlink /proc/self/ns/user"])
+# what Claude Code does at every turn: a new ~/.claude.json by rename
+open(h + "/.claude.json.tmp", "w").write("{\"n\": 1}\n")
+os.rename(h + "/.claude.json.tmp", h + "/.claude.json")
+subprocess.run(["bash", "-c", "readlink /proc/self/ns/user; cat ~/.ssh/id_ed25519 2>&1 | wc -c"])
+'
+	run py "$code"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "${lines[1]}" ]
+	[ "${lines[2]}" = 0 ]
+	run as_nobody env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+		XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" LD_PRELOAD="$SHIM" \
+		ENVSHIM_POLICY="$BATS_TEST_TMPDIR/private.policy" python3 -u -c "$code"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "${lines[1]}" ]
+	lacks "PRIVATE KEY"
+}
+
 @test "a hidden path missing from the held view is not left unhidden: the view is replaced" {
 	# ~/.cargo is watched by nothing: only the check of the planned hidden
 	# paths against the view sees that credentials.toml is new
@@ -389,12 +417,12 @@ p.kill()
 	for _ in $(seq 100); do pgrep -u 65534 -f '^sleep 4343$' >/dev/null && break; sleep 0.1; done
 	pid=$(pgrep -u 65534 -f '^sleep 4343$')
 	sess=$(cat "$WS/sess")
-	read -r _ key dev _ _ <"$sess/keeper"
+	read -r _ key fresh dev _ _ <"$sess/keeper"
 	u=$(stat -L -c %i "/proc/$pid/ns/user")
 	m=$(stat -L -c %i "/proc/$pid/ns/mnt")
 	# what a command that could write the session directory would write:
-	# its own process, with the real key and device
-	echo "$pid $key $dev $u $m" >"$sess/keeper.new"
+	# its own process, with the real key, freshness and device
+	echo "$pid $key $fresh $dev $u $m" >"$sess/keeper.new"
 	mv "$sess/keeper.new" "$sess/keeper"
 	: >"$WS/forged"
 	for _ in $(seq 100); do [ -s "$WS/after" ] && break; sleep 0.1; done
