@@ -57,6 +57,14 @@ struct keeper {
 	unsigned long long pid, key, fresh, dev, userns, mntns;
 };
 
+/* Is m part of the shared view?  Hidden and read-only paths are each command's. */
+static int
+shared(const struct es_sbx_mnt *m)
+{
+	return m->kind != ES_MK_HIDE_DIR && m->kind != ES_MK_HIDE_FILE &&
+	    m->kind != ES_MK_RO;
+}
+
 /* One string into the key; a NULL differs from "". */
 static uint64_t
 mix(uint64_t h, const char *s)
@@ -94,9 +102,7 @@ fresh_key(const struct es_sbx_plan *pl)
 	size_t i;
 
 	for (i = 0; i < pl->nmnt; i++) {
-		if (pl->mnt[i].kind == ES_MK_HIDE_DIR ||
-		    pl->mnt[i].kind == ES_MK_HIDE_FILE ||
-		    pl->mnt[i].kind == ES_MK_RO)
+		if (!shared(&pl->mnt[i]))
 			continue;
 		if (stat(pl->mnt[i].path, &st) == -1)
 			st.st_dev = st.st_ino = 0;
@@ -143,9 +149,7 @@ plan_key(const struct es_sbx_plan *pl, const struct es_policy *p)
 	h = mix(h, pl->s_up);
 	h = mix(h, pl->s_layer);
 	for (i = 0; i < pl->nmnt; i++) {
-		if (pl->mnt[i].kind == ES_MK_HIDE_DIR ||
-		    pl->mnt[i].kind == ES_MK_HIDE_FILE ||
-		    pl->mnt[i].kind == ES_MK_RO)
+		if (!shared(&pl->mnt[i]))
 			continue;
 		snprintf(num, sizeof(num), "%d:%d", pl->mnt[i].kind,
 		    pl->mnt[i].host_ro);

@@ -525,6 +525,18 @@ home_private(const struct es_sbx_plan *pl, int seal)
  * on that device is hidden, and only the others are bound, on a
  * scratch tmpfs of the command's own.
  */
+static int
+needs_hide(const struct es_sbx_plan *pl, const struct es_sbx_mnt *m)
+{
+	struct stat st;
+
+	if (m->kind != ES_MK_HIDE_DIR && m->kind != ES_MK_HIDE_FILE)
+		return 0;
+	/* joined: already hidden in the session's view, or gone from it */
+	return !pl->joined ||
+	    (lstat(m->path, &st) == 0 && st.st_dev != pl->ph_dev);
+}
+
 static dev_t
 hide_paths(const struct es_sbx_plan *pl)
 {
@@ -534,14 +546,8 @@ hide_paths(const struct es_sbx_plan *pl)
 	int f;
 	dev_t dev;
 
-	for (i = 0; i < pl->nmnt; i++) {
-		m = &pl->mnt[i];
-		if (m->kind != ES_MK_HIDE_DIR && m->kind != ES_MK_HIDE_FILE)
-			continue;
-		if (!pl->joined || (lstat(m->path, &st) == 0 &&
-		    st.st_dev != pl->ph_dev))
-			todo++;
-	}
+	for (i = 0; i < pl->nmnt; i++)
+		todo += needs_hide(pl, &pl->mnt[i]);
 	if (todo == 0)
 		return 0;
 	/*
@@ -560,11 +566,7 @@ hide_paths(const struct es_sbx_plan *pl)
 	dev = st.st_dev;
 	for (i = 0; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
-		if (m->kind != ES_MK_HIDE_DIR && m->kind != ES_MK_HIDE_FILE)
-			continue;
-		/* already hidden in the session's view, or gone from it */
-		if (pl->joined && (lstat(m->path, &st) == -1 ||
-		    st.st_dev == pl->ph_dev))
+		if (!needs_hide(pl, m))
 			continue;
 		/* ENOENT: under the private /tmp or /dev, or a hidden dir */
 		if (mount(m->kind == ES_MK_HIDE_DIR ? "/dev/shm/d" :
