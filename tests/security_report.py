@@ -81,6 +81,15 @@ def fuzz_rows():
     return "\n".join(rows), total
 
 
+def reviews():
+    """The hostile reviews' attempt tables, kept by hand in tests/hostile/:
+    their verdicts are a reviewer's, not a run's, so they are quoted whole."""
+    parts = []
+    for path in sorted(glob.glob(os.path.join("tests", "hostile", "review-*.md"))):
+        parts.append(open(path, encoding="utf-8").read().strip())
+    return "\n\n".join(parts) if parts else "(no review recorded)"
+
+
 def git_head():
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -160,6 +169,16 @@ deterministic pass (seed 1, 200,000 inputs each).  Seeds in `tests/fuzz/corpus/`
 
 {fuzz_table}
 
+## Hostile reviews
+
+Independent reviewers, given only the README, `docs/threat-model.md` and a
+built tree, attacked it as a prompt-injected model would (it writes the
+workspace, the session's `/tmp` and the home's layer, and runs any command
+in the sandbox), as an ordinary user and as root.  Each success became a
+failing test, then a fix; the tables are kept in `tests/hostile/`.
+
+{reviews}
+
 ## Found and fixed by this suite
 
 | found by | what | fix |
@@ -217,7 +236,7 @@ fields = dict(
     escape_table=table(escape) if escape else "(escape.bats did not run)",
     stress_table=table(stress, "passed") if stress else "(stress.bats did not run)",
     sanit_table=table(sanit, "clean") if sanit else "(sanitize.bats and valgrind.bats did not run)",
-    fuzz_table=fz)
+    fuzz_table=fz, reviews=reviews())
 # Only {word} is a field: the prose quotes JSON, whose braces stay.
 doc = re.sub(r"\{(\w+)\}", lambda m: str(fields.get(m.group(1), m.group(0))), doc)
 
