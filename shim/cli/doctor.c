@@ -631,11 +631,14 @@ check_log(struct doc *d, const struct es_policy *p)
 /* The hidden paths found on this machine, for the credential checks. */
 struct found {
 	char		**path;
+	char		**why;		/* a build config's credential, or NULL */
 	unsigned char	 *group;	/* its entry's group */
 	size_t		  n, cap;
 	int		  oom;
 	unsigned char	  cur;		/* the group of the entry expanded now */
+	int		  ifsecret;	/* ... which is ES_HIDE_IFSECRET */
 	const char	 *home;
+	const struct es_policy *p;
 	int		  builtin;	/* the list's exceptions apply */
 };
 
@@ -644,42 +647,60 @@ found_add(void *arg, const char *path, int isdir)
 {
 	struct found *f = arg;
 	unsigned char *ng;
-	char **np, *p;
-
+	char **np, **nw, *p, why[128], *w = NULL;
 	size_t i;
 
-	(void)isdir;
 	if (f->builtin && es_hide_kept(path, f->home))
 		return;
+	/* build configuration: hidden, as the sandbox does, only with a key */
+	if (f->ifsecret && !isdir) {
+		if (!es_hide_holds(path, f->p, why, sizeof(why)))
+			return;
+		if ((w = strdup(why)) == NULL) {
+			f->oom = 1;
+			return;
+		}
+	}
 	/* two entries for one file ($XDG_CONFIG_HOME/gh and ~/.config/gh) */
 	for (i = 0; i < f->n; i++)
-		if (strcmp(f->path[i], path) == 0)
+		if (strcmp(f->path[i], path) == 0) {
+			free(w);
 			return;
+		}
 	if (f->n == f->cap) {
 		f->cap = f->cap ? 2 * f->cap : 64;
 		if ((np = realloc(f->path, f->cap * sizeof(*np))) == NULL ||
-		    (f->path = np, (ng = realloc(f->group, f->cap)) == NULL)) {
+		    (f->path = np, (nw = realloc(f->why, f->cap *
+		    sizeof(*nw))) == NULL) ||
+		    (f->why = nw, (ng = realloc(f->group, f->cap)) == NULL)) {
+			free(w);
 			f->oom = 1;
 			return;
 		}
 		f->group = ng;
 	}
 	if ((p = strdup(path)) == NULL) {
+		free(w);
 		f->oom = 1;
 		return;
 	}
 	f->group[f->n] = f->cur;
+	f->why[f->n] = w;
 	f->path[f->n++] = p;
 }
 
 static void
 found_free(struct found *f)
 {
-	while (f->n > 0)
+	while (f->n > 0) {
 		free(f->path[--f->n]);
+		free(f->why[f->n]);
+	}
 	free(f->path);
+	free(f->why);
 	free(f->group);
 	f->path = NULL;
+	f->why = NULL;
 	f->group = NULL;
 	f->cap = 0;
 }
@@ -895,8 +916,9 @@ scan_home(struct doc *d, const struct es_policy *p, const struct found *f,
 
 /*
  * Which credential stores this machine has and shells cannot read (names
- * only), which the policy reveals, and what looks like a credential but
- * is not hidden.  Warnings, never failures: the list cannot know them all.
+ * only; a build config's with what makes it a credential), which the
+ * policy reveals, and what looks like a credential but is not hidden.
+ * Warnings, never failures: the list cannot know them all.
  */
 static void
 check_secrets(struct doc *d, const struct es_policy *p)
@@ -918,6 +940,7 @@ check_secrets(struct doc *d, const struct es_policy *p)
 	memset(&f, 0, sizeof(f));
 	memset(&rev, 0, sizeof(rev));
 	f.home = rev.home = home;
+	f.p = rev.p = p->nlayers > 0 ? p : NULL;
 	f.builtin = rev.builtin = 1;
 	for (i = 0; i < es_hide_n && rc == 0; i++) {
 		if (es_hide_list[i].flags & ES_HIDE_KEEP)
@@ -926,12 +949,15 @@ check_secrets(struct doc *d, const struct es_policy *p)
 		/* the group names the reveal line: its index among them */
 		rev.cur = r != NULL ? (unsigned char)(r - p->reveal) : 0;
 		f.cur = es_hide_list[i].group;
+		f.ifsecret = rev.ifsecret = (es_hide_list[i].flags &
+		    ES_HIDE_IFSECRET) != 0;
 		rc = es_hide_expand(&dirs, es_hide_list[i].path, home,
 		    found_add, r != NULL ? &rev : &f);
 	}
 	nhidden = f.n;
 	/* the policy's own hide lines count as hidden, not as unknown */
 	f.builtin = 0;
+	f.ifsecret = 0;
 	for (i = 0; p->nlayers > 0 && i < p->nhide && rc == 0; i++)
 		if (p->hide[i].s[0] == '/' || p->hide[i].s[0] == '~') {
 			snprintf(e, sizeof(e), "%s%s", p->hide[i].s[0] == '~' ?
@@ -952,6 +978,8 @@ check_secrets(struct doc *d, const struct es_policy *p)
 	for (j = 0; j < nhidden; j++) {
 		printf("     hidden (%s): ", es_hide_groups[f.group[j]].name);
 		put_path(f.path[j], home);
+		if (f.why[j] != NULL)
+			printf(" (%s)", f.why[j]);
 		putchar('\n');
 	}
 	for (j = 0; j < rev.n; j++) {
@@ -959,6 +987,8 @@ check_secrets(struct doc *d, const struct es_policy *p)
 		printf("     revealed (%s:%u): ", p->layer_name[r->layer],
 		    r->line);
 		put_path(rev.path[j], home);
+		if (rev.why[j] != NULL)
+			printf(" (%s)", rev.why[j]);
 		putchar('\n');
 	}
 	scan_home(d, p, &f, home);

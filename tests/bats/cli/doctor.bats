@@ -185,6 +185,29 @@ reachable() {
 	[[ "$output" != *SECRET* ]]
 }
 
+@test "doctor names the agents' settings and IDE lock files as hidden, and build configuration only with its key (issue 20)" {
+	mkdir -p "$HOME/.claude/ide" "$HOME/.gemini" "$HOME/.codex" "$HOME/.m2" "$HOME/.gradle"
+	echo '{"authToken":"SECRET-IDE"}' >"$HOME/.claude/ide/41723.lock"
+	echo '{"mcpServers":{"gh":{"env":{"T":"SECRET-MCP"}}}}' >"$HOME/.gemini/settings.json"
+	printf '[mcp_servers.gh.env]\nT = "SECRET-MCP"\n' >"$HOME/.codex/config.toml"
+	printf '<settings>\n  <servers><server><id>d</id>\n    <password>SECRET-M2</password>\n  </server></servers>\n</settings>\n' \
+		>"$HOME/.m2/settings.xml"
+	printf 'org.gradle.jvmargs=-Xmx2g\n' >"$HOME/.gradle/gradle.properties"
+	run "$COPY/envshim" doctor
+	grep -qx 'ok   credential files: 4 credential stores on this machine that shells see empty' <<<"$output"
+	grep -qx '     hidden (agents): ~/.claude/ide' <<<"$output"
+	grep -qx '     hidden (agents): ~/.gemini/settings.json' <<<"$output"
+	grep -qx '     hidden (agents): ~/.codex/config.toml' <<<"$output"
+	grep -qx '     hidden (registries): ~/.m2/settings.xml (line 3 names a credential)' <<<"$output"
+	# Gradle's file holds no key: shells read it, and it is no warning
+	[[ "$output" != *gradle.properties* ]]
+	[[ "$output" != *SECRET* ]]
+	if unshare -Um true 2>/dev/null; then
+		[ "$status" -eq 0 ]
+		[ "${lines[-1]}" = "all checks passed" ]
+	fi
+}
+
 @test "doctor warns about credential-like files the list does not know, with the hide line" {
 	mkdir -p "$HOME/.config/acme" "$HOME/work" "$HOME/deep/er/est"
 	echo x >"$HOME/.config/acme/api-token.json"
