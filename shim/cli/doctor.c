@@ -1,7 +1,8 @@
 /*
  * doctor.c - "envshim doctor": can this system and user run envshim,
  * and if not, what to change.  One line per check; a failing check says
- * the fix.  Exit 0 only when every check passes.
+ * the fix.  Exit 0 only when every check passes and no file shells can
+ * read looks like a credential.
  *
  * Checks are made by doing the thing where possible (a child really
  * unshares a user namespace; the log directory is really opened), since
@@ -41,6 +42,9 @@
 struct doc {
 	int	fails;
 	int	colour;
+	int	readable;	/* credential-like files shells can read */
+	int	revealed;	/* stores the policy shows them on purpose */
+	int	quiet;		/* count the readable ones, print nothing */
 };
 
 static void
@@ -745,22 +749,51 @@ revealed(const struct es_policy *p, const struct es_hide_entry *e)
 	return NULL;
 }
 
+static int
+is_lower(char c)
+{
+	return c >= 'a' && c <= 'z';
+}
+
+/* Does a word start at name[i]: after a non-letter, or a camelCase hump? */
+static int
+word_start(const char *name, size_t i)
+{
+	char a = i > 0 ? name[i - 1] : '\0';
+
+	return !(is_lower(a) || (a >= 'A' && a <= 'Z')) ||
+	    (is_lower(a) && name[i] >= 'A' && name[i] <= 'Z');
+}
+
+/* Does a word end at name[j]: no lower-case letter goes on, but a plural s? */
+static int
+word_end(const char *name, size_t j)
+{
+	if (name[j] == 's' || name[j] == 'S')
+		j++;
+	return !is_lower(name[j]);
+}
+
 /*
  * A name that says "credential" (the research's patterns, as csandbox's
- * and firejail's lists use them), ASCII case ignored.
+ * and firejail's lists use them), ASCII case ignored: each word whole,
+ * or plural, or ending a camelCase part ("api-token.json", "apiToken",
+ * "secrets.yaml", not "tokenizer.json").  A warning fails doctor, so
+ * the words are the ones that mean a credential on their own.
  */
 static int
 credential_name(const char *name)
 {
 	static const char *const word[] = {
-		"credential", "secret", "token", "passw", "apikey", "api_key",
-		"private_key", "privatekey"
+		"credential", "secret", "token", "password", "passwd",
+		"apikey", "api_key", "private_key", "privatekey"
 	};
 	static const char *const tail[] = {
 		".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx",
 		".ovpn", ".asc", ".gpg", "_rsa", "_ed25519", "_ecdsa"
 	};
 	char low[NAME_MAX + 1];
+	const char *at;
 	size_t i, n = strlen(name), k;
 
 	if (n > NAME_MAX)
@@ -772,8 +805,10 @@ credential_name(const char *name)
 	    strcmp(low, "auth.json") == 0)
 		return 1;
 	for (i = 0; i < sizeof(word) / sizeof(word[0]); i++)
-		if (strstr(low, word[i]) != NULL)
-			return 1;
+		for (at = low; (at = strstr(at, word[i])) != NULL; at++)
+			if (word_start(name, (size_t)(at - low)) &&
+			    word_end(name, (size_t)(at - low) + strlen(word[i])))
+				return 1;
 	for (i = 0; i < sizeof(tail) / sizeof(tail[0]); i++) {
 		k = strlen(tail[i]);
 		if (n > k && strcmp(low + n - k, tail[i]) == 0)
@@ -834,6 +869,9 @@ warn_unknown(struct doc *d, const struct es_policy *p, const char *path,
 	int byname = credential_name(name);
 
 	if (!byname && shape == NULL)
+		return;
+	d->readable++;
+	if (d->quiet)
 		return;
 	printf("%s--  %s credential-like, not hidden: ", d->colour ?
 	    "\033[33m" : "", d->colour ? "\033[0m" : "");
@@ -917,8 +955,9 @@ scan_home(struct doc *d, const struct es_policy *p, const struct found *f,
 /*
  * Which credential stores this machine has and shells cannot read (names
  * only; a build config's with what makes it a credential), which the
- * policy reveals, and what looks like a credential but is not hidden.
- * Warnings, never failures: the list cannot know them all.
+ * policy reveals, and what looks like a credential but is not hidden:
+ * warnings, each with the line that hides it, which fail the summary
+ * (a shell can read it).
  */
 static void
 check_secrets(struct doc *d, const struct es_policy *p)
@@ -927,8 +966,8 @@ check_secrets(struct doc *d, const struct es_policy *p)
 	struct es_hide_dirs dirs;
 	const struct es_item *r;
 	struct found f, rev;
-	char msg[128], e[ES_PATH_MAX];
-	size_t i, j, nhidden;
+	char msg[160], e[ES_PATH_MAX];
+	size_t i, j, n, nhidden;
 	int rc = 0;
 
 	if (home == NULL || home[0] != '/') {
@@ -972,9 +1011,21 @@ check_secrets(struct doc *d, const struct es_policy *p)
 		found_free(&rev);
 		return;
 	}
-	snprintf(msg, sizeof(msg), "%zu credential store%s on this machine "
-	    "that shells see empty", nhidden, nhidden == 1 ? "" : "s");
-	result(d, 1, "credential files", msg, NULL);
+	/* first count what shells can read: the check fails on it */
+	d->quiet = 1;
+	scan_home(d, p, &f, home);
+	d->quiet = 0;
+	n = (size_t)d->readable;
+	d->readable = 0;
+	if (n == 0)
+		snprintf(msg, sizeof(msg), "%zu credential store%s on this "
+		    "machine that shells see empty", nhidden,
+		    nhidden == 1 ? "" : "s");
+	else
+		snprintf(msg, sizeof(msg), "%zu credential store%s that shells "
+		    "see empty; %zu credential-like file%s they can read",
+		    nhidden, nhidden == 1 ? "" : "s", n, n == 1 ? "" : "s");
+	result(d, n == 0, "credential files", msg, NULL);
 	for (j = 0; j < nhidden; j++) {
 		printf("     hidden (%s): ", es_hide_groups[f.group[j]].name);
 		put_path(f.path[j], home);
@@ -991,6 +1042,7 @@ check_secrets(struct doc *d, const struct es_policy *p)
 			printf(" (%s)", rev.why[j]);
 		putchar('\n');
 	}
+	d->revealed += (int)rev.n;
 	scan_home(d, p, &f, home);
 	found_free(&f);
 	found_free(&rev);
@@ -1004,7 +1056,7 @@ es_cmd_doctor(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct doc		 d = { 0, es_cmd_colour(stdout) };
+	struct doc		 d = { 0, es_cmd_colour(stdout), 0, 0, 0 };
 	struct es_policy	*p;
 	char			 helper[PATH_MAX + 64];
 	const char		*file = NULL;
@@ -1042,8 +1094,13 @@ es_cmd_doctor(int argc, char **argv)
 	check_log(&d, p);
 	check_secrets(&d, p);
 	free(p);
+	/* a credential shells can read fails the credential check */
 	if (d.fails > 0)
 		printf("\n%d check%s failed\n", d.fails, d.fails == 1 ? "" : "s");
+	else if (d.revealed > 0)
+		printf("\nall checks passed; shells read the %d credential "
+		    "store%s your policy reveals\n", d.revealed,
+		    d.revealed == 1 ? "" : "s");
 	else
 		printf("\nall checks passed\n");
 	return d.fails > 0 ? 1 : 0;
