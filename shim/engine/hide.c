@@ -628,12 +628,13 @@ line_holds(const char *l, size_t n)
 }
 
 /*
- * One XML tag at t (its '<'), before e; *open counts the elements around
- * it whose names name a credential.  It holds one when its name names one
- * and the text after it is not inert (<password>...), when an attribute's
- * name does and its value is not, or when its "value" attribute is not
- * inert and another attribute's value names one or an element around it
- * does (NuGet's <add key="ClearTextPassword" value="..." /> and <apikeys>).
+ * One XML tag at t (its '<'), before e or the next '<'; *open counts the
+ * elements around it whose names name a credential.  It holds one when
+ * its name names one and the text after it is not inert (<password>...),
+ * when an attribute's name does and its value is not, or when its "value"
+ * attribute is not inert and another attribute's value names one or an
+ * element around it does (NuGet's <add key="ClearTextPassword"
+ * value="..." /> and <apikeys>).
  */
 static int
 tag_holds(const char *t, const char *e, unsigned *open)
@@ -641,6 +642,10 @@ tag_holds(const char *t, const char *e, unsigned *open)
 	const char *p = t + 1, *nm, *an, *av, *named = NULL, *value = NULL;
 	size_t nl, al, vl = 0, valuel = 0;
 	char q;
+
+	/* a tag ends before the next '<': each byte is read for one tag */
+	if ((nm = memchr(p, '<', (size_t)(e - p))) != NULL)
+		e = nm;
 
 	if (p < e && *p == '/') {	/* a closing tag */
 		for (nm = ++p; p < e && *p != '>'; p++)
@@ -664,13 +669,16 @@ tag_holds(const char *t, const char *e, unsigned *open)
 		    *p != '\t' && *p != '\n' && *p != '/'; p++)
 			;
 		al = (size_t)(p - an);
+		/* not the markup this reads: judge what came before it */
 		if (al == 0 || p >= e || *p != '=' || p + 1 >= e ||
 		    (p[1] != '"' && p[1] != '\''))
-			return 0;	/* not the markup this reads: no guess */
+			break;
 		q = p[1];
 		av = p + 2;
-		if ((p = memchr(av, q, (size_t)(e - av))) == NULL)
-			return 0;
+		if ((p = memchr(av, q, (size_t)(e - av))) == NULL) {
+			p = e;
+			break;
+		}
 		vl = (size_t)(p - av);
 		p++;
 		if (names_cred(an, al) && !inert(av, vl))
