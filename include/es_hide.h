@@ -18,6 +18,11 @@
  * a leading '.' included.  A trailing '/' matches directories only.
  */
 #define ES_HIDE_KEEP	0x1	/* not hidden: an exception to a pattern */
+/*
+ * Build configuration shells need (mirrors, proxies, JVM flags): hidden
+ * only when it holds a credential (es_hide_secret_in), read at each start.
+ */
+#define ES_HIDE_IFSECRET 0x2
 
 struct es_hide_group {
 	const char	*name;		/* one word: "agents", "keys", ... */
@@ -27,7 +32,12 @@ struct es_hide_group {
 struct es_hide_entry {
 	const char	*path;
 	unsigned char	 group;		/* index into es_hide_groups */
-	unsigned char	 flags;		/* ES_HIDE_KEEP */
+	unsigned char	 flags;		/* ES_HIDE_KEEP, ES_HIDE_IFSECRET */
+	/*
+	 * What its placeholder holds instead of nothing, for a tool that
+	 * refuses an empty file (Maven: "input contained no data"), or NULL.
+	 */
+	const char	*stub;
 };
 
 extern const struct es_hide_group es_hide_groups[];
@@ -65,6 +75,20 @@ const struct es_hide_entry *es_hide_find(const char *s, size_t n);
 
 /* Does one path component name match pattern pat (pn bytes, '*' only)? */
 int	es_hide_glob(const char *pat, size_t pn, const char *name);
+
+/*
+ * Does the text of a configuration file (n bytes) hold a credential?
+ * Yes for a secret shape anywhere, comments included (es_secret_value,
+ * with the policy's secret-value literals when p is not NULL), and for a
+ * line or an XML element that names one (password, passphrase, secret,
+ * token, apikey, auth, credential, private) with a value that is not
+ * empty, a boolean or a reference to the environment ("${env.NAME}",
+ * "${NAME}", "$NAME", "%NAME%").  Returns 1 with *what the shape's name
+ * or NULL, and *line the line it is on (from 1); else 0.  Pure.
+ */
+struct es_policy;
+int	es_hide_secret_in(const struct es_policy *p, const char *text,
+	    size_t n, const char **what, unsigned *line);
 
 /*
  * The list as policy comments, grouped, for `envshim policy --builtin`.
@@ -108,6 +132,16 @@ int	es_hide_expand(struct es_hide_dirs *dirs, const char *pat,
 	    const char *home, void (*fn)(void *, const char *, int isdir),
 	    void *ctx);
 void	es_hide_dirs_free(struct es_hide_dirs *);
+
+/*
+ * Should an ES_HIDE_IFSECRET file be hidden: it holds a credential by
+ * es_hide_secret_in (p: the policy's secret-value literals too, or NULL),
+ * or cannot be judged (longer than ES_HIDE_SCAN, not a regular file,
+ * unreadable).  Returns 1 with why (never the file's bytes) in buf, 0 when
+ * it holds none or is not there.
+ */
+int	es_hide_holds(const char *path, const struct es_policy *p, char *why,
+	    size_t len);
 
 /* Is path one the builtin list keeps readable (~/.ssh/known_hosts, ...)? */
 int	es_hide_kept(const char *path, const char *home);

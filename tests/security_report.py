@@ -62,6 +62,7 @@ def fuzz_rows():
         "filter": "every output entry traced to a kept input; one LD_PRELOAD",
         "policy": "printed policy parses back to itself",
         "shapes": "a secret stays one when wrapped",
+        "hidecfg": "a credential in a build config stays found among other lines",
         "sniff": "kinds consistent with the bytes; PT_INTERP always named",
     }
     total = 0
@@ -186,6 +187,7 @@ failing test, then a fix; the tables are kept in `tests/hostile/`.
 | `fuzz_audit` (seconds) | a record cut before the first name of `dropped`, or inside a key, was not valid JSON (`"dropped":[,"truncated":true}`, `"rewritten":,`) | keys and their `[` are written whole or not at all; the closer after the cut flag is cleared; `test_audit` pins every size 256..512 |
 | `bypass.bats` | an ELF whose `PT_INTERP` names any program but ld.so ran that program instead of ld.so, so no shim: a 10-line static "loader" ran `sh` unsandboxed under the default policy | `es_sniff` returns the loader path; a loader other than the one that loaded the shim (dev:ino) is unfollowable |
 | `escape.bats` | the sandboxed command inherited the agent's session keyring and could read its keys (`KEYCTL_SEARCH` + `KEYCTL_READ`) | the helper joins a fresh anonymous session keyring before exec |
+| `fuzz_hidecfg` (seconds) | a build configuration's XML tag cut off by other text (an attribute without its quotes, a value without its closing quote) stopped the reading, so `value="..."` after `key="ClearTextPassword"` was found or not depending on what the file held next | the reading judges what came before the unreadable part; a tag is read up to the next `<`, so no byte is read twice |
 
 ## Known gaps
 

@@ -1,7 +1,8 @@
 /*
  * doctor.c - "envshim doctor": can this system and user run envshim,
  * and if not, what to change.  One line per check; a failing check says
- * the fix.  Exit 0 only when every check passes.
+ * the fix.  Exit 0 only when every check passes and no file shells can
+ * read looks like a credential.
  *
  * Checks are made by doing the thing where possible (a child really
  * unshares a user namespace; the log directory is really opened), since
@@ -41,6 +42,9 @@
 struct doc {
 	int	fails;
 	int	colour;
+	int	readable;	/* credential-like files shells can read */
+	int	revealed;	/* stores the policy shows them on purpose */
+	int	quiet;		/* count the readable ones, print nothing */
 };
 
 static void
@@ -631,11 +635,14 @@ check_log(struct doc *d, const struct es_policy *p)
 /* The hidden paths found on this machine, for the credential checks. */
 struct found {
 	char		**path;
+	char		**why;		/* a build config's credential, or NULL */
 	unsigned char	 *group;	/* its entry's group */
 	size_t		  n, cap;
 	int		  oom;
 	unsigned char	  cur;		/* the group of the entry expanded now */
+	int		  ifsecret;	/* ... which is ES_HIDE_IFSECRET */
 	const char	 *home;
+	const struct es_policy *p;
 	int		  builtin;	/* the list's exceptions apply */
 };
 
@@ -644,42 +651,60 @@ found_add(void *arg, const char *path, int isdir)
 {
 	struct found *f = arg;
 	unsigned char *ng;
-	char **np, *p;
-
+	char **np, **nw, *p, why[128], *w = NULL;
 	size_t i;
 
-	(void)isdir;
 	if (f->builtin && es_hide_kept(path, f->home))
 		return;
+	/* build configuration: hidden, as the sandbox does, only with a key */
+	if (f->ifsecret && !isdir) {
+		if (!es_hide_holds(path, f->p, why, sizeof(why)))
+			return;
+		if ((w = strdup(why)) == NULL) {
+			f->oom = 1;
+			return;
+		}
+	}
 	/* two entries for one file ($XDG_CONFIG_HOME/gh and ~/.config/gh) */
 	for (i = 0; i < f->n; i++)
-		if (strcmp(f->path[i], path) == 0)
+		if (strcmp(f->path[i], path) == 0) {
+			free(w);
 			return;
+		}
 	if (f->n == f->cap) {
 		f->cap = f->cap ? 2 * f->cap : 64;
 		if ((np = realloc(f->path, f->cap * sizeof(*np))) == NULL ||
-		    (f->path = np, (ng = realloc(f->group, f->cap)) == NULL)) {
+		    (f->path = np, (nw = realloc(f->why, f->cap *
+		    sizeof(*nw))) == NULL) ||
+		    (f->why = nw, (ng = realloc(f->group, f->cap)) == NULL)) {
+			free(w);
 			f->oom = 1;
 			return;
 		}
 		f->group = ng;
 	}
 	if ((p = strdup(path)) == NULL) {
+		free(w);
 		f->oom = 1;
 		return;
 	}
 	f->group[f->n] = f->cur;
+	f->why[f->n] = w;
 	f->path[f->n++] = p;
 }
 
 static void
 found_free(struct found *f)
 {
-	while (f->n > 0)
+	while (f->n > 0) {
 		free(f->path[--f->n]);
+		free(f->why[f->n]);
+	}
 	free(f->path);
+	free(f->why);
 	free(f->group);
 	f->path = NULL;
+	f->why = NULL;
 	f->group = NULL;
 	f->cap = 0;
 }
@@ -724,22 +749,51 @@ revealed(const struct es_policy *p, const struct es_hide_entry *e)
 	return NULL;
 }
 
+static int
+is_lower(char c)
+{
+	return c >= 'a' && c <= 'z';
+}
+
+/* Does a word start at name[i]: after a non-letter, or a camelCase hump? */
+static int
+word_start(const char *name, size_t i)
+{
+	char a = i > 0 ? name[i - 1] : '\0';
+
+	return !(is_lower(a) || (a >= 'A' && a <= 'Z')) ||
+	    (is_lower(a) && name[i] >= 'A' && name[i] <= 'Z');
+}
+
+/* Does a word end at name[j]: no lower-case letter goes on, but a plural s? */
+static int
+word_end(const char *name, size_t j)
+{
+	if (name[j] == 's' || name[j] == 'S')
+		j++;
+	return !is_lower(name[j]);
+}
+
 /*
  * A name that says "credential" (the research's patterns, as csandbox's
- * and firejail's lists use them), ASCII case ignored.
+ * and firejail's lists use them), ASCII case ignored: each word whole,
+ * or plural, or ending a camelCase part ("api-token.json", "apiToken",
+ * "secrets.yaml", not "tokenizer.json").  A warning fails doctor, so
+ * the words are the ones that mean a credential on their own.
  */
 static int
 credential_name(const char *name)
 {
 	static const char *const word[] = {
-		"credential", "secret", "token", "passw", "apikey", "api_key",
-		"private_key", "privatekey"
+		"credential", "secret", "token", "password", "passwd",
+		"apikey", "api_key", "private_key", "privatekey"
 	};
 	static const char *const tail[] = {
 		".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx",
 		".ovpn", ".asc", ".gpg", "_rsa", "_ed25519", "_ecdsa"
 	};
 	char low[NAME_MAX + 1];
+	const char *at;
 	size_t i, n = strlen(name), k;
 
 	if (n > NAME_MAX)
@@ -751,8 +805,10 @@ credential_name(const char *name)
 	    strcmp(low, "auth.json") == 0)
 		return 1;
 	for (i = 0; i < sizeof(word) / sizeof(word[0]); i++)
-		if (strstr(low, word[i]) != NULL)
-			return 1;
+		for (at = low; (at = strstr(at, word[i])) != NULL; at++)
+			if (word_start(name, (size_t)(at - low)) &&
+			    word_end(name, (size_t)(at - low) + strlen(word[i])))
+				return 1;
 	for (i = 0; i < sizeof(tail) / sizeof(tail[0]); i++) {
 		k = strlen(tail[i]);
 		if (n > k && strcmp(low + n - k, tail[i]) == 0)
@@ -813,6 +869,9 @@ warn_unknown(struct doc *d, const struct es_policy *p, const char *path,
 	int byname = credential_name(name);
 
 	if (!byname && shape == NULL)
+		return;
+	d->readable++;
+	if (d->quiet)
 		return;
 	printf("%s--  %s credential-like, not hidden: ", d->colour ?
 	    "\033[33m" : "", d->colour ? "\033[0m" : "");
@@ -895,8 +954,10 @@ scan_home(struct doc *d, const struct es_policy *p, const struct found *f,
 
 /*
  * Which credential stores this machine has and shells cannot read (names
- * only), which the policy reveals, and what looks like a credential but
- * is not hidden.  Warnings, never failures: the list cannot know them all.
+ * only; a build config's with what makes it a credential), which the
+ * policy reveals, and what looks like a credential but is not hidden:
+ * warnings, each with the line that hides it, which fail the summary
+ * (a shell can read it).
  */
 static void
 check_secrets(struct doc *d, const struct es_policy *p)
@@ -905,8 +966,8 @@ check_secrets(struct doc *d, const struct es_policy *p)
 	struct es_hide_dirs dirs;
 	const struct es_item *r;
 	struct found f, rev;
-	char msg[128], e[ES_PATH_MAX];
-	size_t i, j, nhidden;
+	char msg[160], e[ES_PATH_MAX];
+	size_t i, j, n, nhidden;
 	int rc = 0;
 
 	if (home == NULL || home[0] != '/') {
@@ -918,6 +979,7 @@ check_secrets(struct doc *d, const struct es_policy *p)
 	memset(&f, 0, sizeof(f));
 	memset(&rev, 0, sizeof(rev));
 	f.home = rev.home = home;
+	f.p = rev.p = p->nlayers > 0 ? p : NULL;
 	f.builtin = rev.builtin = 1;
 	for (i = 0; i < es_hide_n && rc == 0; i++) {
 		if (es_hide_list[i].flags & ES_HIDE_KEEP)
@@ -926,12 +988,15 @@ check_secrets(struct doc *d, const struct es_policy *p)
 		/* the group names the reveal line: its index among them */
 		rev.cur = r != NULL ? (unsigned char)(r - p->reveal) : 0;
 		f.cur = es_hide_list[i].group;
+		f.ifsecret = rev.ifsecret = (es_hide_list[i].flags &
+		    ES_HIDE_IFSECRET) != 0;
 		rc = es_hide_expand(&dirs, es_hide_list[i].path, home,
 		    found_add, r != NULL ? &rev : &f);
 	}
 	nhidden = f.n;
 	/* the policy's own hide lines count as hidden, not as unknown */
 	f.builtin = 0;
+	f.ifsecret = 0;
 	for (i = 0; p->nlayers > 0 && i < p->nhide && rc == 0; i++)
 		if (p->hide[i].s[0] == '/' || p->hide[i].s[0] == '~') {
 			snprintf(e, sizeof(e), "%s%s", p->hide[i].s[0] == '~' ?
@@ -946,12 +1011,26 @@ check_secrets(struct doc *d, const struct es_policy *p)
 		found_free(&rev);
 		return;
 	}
-	snprintf(msg, sizeof(msg), "%zu credential store%s on this machine "
-	    "that shells see empty", nhidden, nhidden == 1 ? "" : "s");
-	result(d, 1, "credential files", msg, NULL);
+	/* first count what shells can read: the check fails on it */
+	d->quiet = 1;
+	scan_home(d, p, &f, home);
+	d->quiet = 0;
+	n = (size_t)d->readable;
+	d->readable = 0;
+	if (n == 0)
+		snprintf(msg, sizeof(msg), "%zu credential store%s on this "
+		    "machine that shells see empty", nhidden,
+		    nhidden == 1 ? "" : "s");
+	else
+		snprintf(msg, sizeof(msg), "%zu credential store%s that shells "
+		    "see empty; %zu credential-like file%s they can read",
+		    nhidden, nhidden == 1 ? "" : "s", n, n == 1 ? "" : "s");
+	result(d, n == 0, "credential files", msg, NULL);
 	for (j = 0; j < nhidden; j++) {
 		printf("     hidden (%s): ", es_hide_groups[f.group[j]].name);
 		put_path(f.path[j], home);
+		if (f.why[j] != NULL)
+			printf(" (%s)", f.why[j]);
 		putchar('\n');
 	}
 	for (j = 0; j < rev.n; j++) {
@@ -959,8 +1038,11 @@ check_secrets(struct doc *d, const struct es_policy *p)
 		printf("     revealed (%s:%u): ", p->layer_name[r->layer],
 		    r->line);
 		put_path(rev.path[j], home);
+		if (rev.why[j] != NULL)
+			printf(" (%s)", rev.why[j]);
 		putchar('\n');
 	}
+	d->revealed += (int)rev.n;
 	scan_home(d, p, &f, home);
 	found_free(&f);
 	found_free(&rev);
@@ -974,7 +1056,7 @@ es_cmd_doctor(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct doc		 d = { 0, es_cmd_colour(stdout) };
+	struct doc		 d = { 0, es_cmd_colour(stdout), 0, 0, 0 };
 	struct es_policy	*p;
 	char			 helper[PATH_MAX + 64];
 	const char		*file = NULL;
@@ -1012,8 +1094,13 @@ es_cmd_doctor(int argc, char **argv)
 	check_log(&d, p);
 	check_secrets(&d, p);
 	free(p);
+	/* a credential shells can read fails the credential check */
 	if (d.fails > 0)
 		printf("\n%d check%s failed\n", d.fails, d.fails == 1 ? "" : "s");
+	else if (d.revealed > 0)
+		printf("\nall checks passed; shells read the %d credential "
+		    "store%s your policy reveals\n", d.revealed,
+		    d.revealed == 1 ? "" : "s");
 	else
 		printf("\nall checks passed\n");
 	return d.fails > 0 ? 1 : 0;

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -394,6 +395,62 @@ es_hide_dirs_free(struct es_hide_dirs *c)
 	free(c->pool);
 	c->pool = NULL;
 	c->pooled = 0;
+}
+
+int
+es_hide_holds(const char *path, const struct es_policy *p, char *why,
+    size_t len)
+{
+	static char text[ES_HIDE_SCAN];	/* the outer and doctor: one thread */
+	const char *what;
+	struct stat st;
+	unsigned line;
+	size_t n = 0;
+	ssize_t r;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO planted under the name does not stall the start */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		snprintf(why, len, "it cannot be read: %s",
+		    strerror(errno));
+		return 1;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(why, len, "not a regular file");
+		return 1;
+	}
+	if (st.st_size > ES_HIDE_SCAN) {
+		close(fd);
+		snprintf(why, len, "longer than %d KiB", ES_HIDE_SCAN / 1024);
+		return 1;
+	}
+	while (n < sizeof(text) &&
+	    (r = read(fd, text + n, sizeof(text) - n)) != 0) {
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1) {
+			close(fd);
+			snprintf(why, len, "it cannot be read: %s",
+			    strerror(errno));
+			return 1;
+		}
+		n += (size_t)r;
+	}
+	close(fd);
+	if (n == sizeof(text)) {
+		snprintf(why, len, "longer than %d KiB", ES_HIDE_SCAN / 1024);
+		return 1;
+	}
+	if (!es_hide_secret_in(p, text, n, &what, &line))
+		return 0;
+	if (what != NULL)
+		snprintf(why, len, "a %s shape on line %u", what, line);
+	else
+		snprintf(why, len, "line %u names a credential", line);
+	return 1;
 }
 
 int

@@ -516,9 +516,10 @@ home_private(const struct es_sbx_plan *pl, int seal)
 /*
  * The hidden paths, a step of its own after the view of the home is
  * built: each becomes a bind of one empty file or one empty directory of
- * a small read-only tmpfs, so a tool reads nothing where it expects a
- * file (not EACCES, which yarn 1 dies of), writes get EROFS, and stat
- * shows no size and no names of what was there.  The tmpfs sits on
+ * a small read-only tmpfs (or of a stub, the least text a tool that
+ * refuses an empty file reads: Maven's "<settings/>"), so a tool reads
+ * nothing where it expects a file (not EACCES, which yarn 1 dies of),
+ * writes get EROFS, and stat shows no size and no names of what was there.  The tmpfs sits on
  * /dev/shm only while the binds are made; the binds hold it after the
  * detach.  Its device number is returned (0 with nothing to hide): in a
  * command that joins the session's view (pl->joined), a path already
@@ -537,12 +538,45 @@ needs_hide(const struct es_sbx_plan *pl, const struct es_sbx_mnt *m)
 	    (lstat(m->path, &st) == 0 && st.st_dev != pl->ph_dev);
 }
 
+/*
+ * Beside the empty file f and directory d, one file sN holding each stub
+ * text the hidden paths name (at most ES_SBX_STUBS, each at most a page),
+ * for a tool that refuses an empty file.  Returns how many it made.
+ */
+static size_t
+make_stubs(const struct es_sbx_plan *pl, const char *stub[])
+{
+	char name[] = "/dev/shm/s0";
+	size_t i, k, n = 0, len;
+	int f;
+
+	for (i = 0; i < pl->nmnt; i++) {
+		if (pl->mnt[i].stub == NULL || !needs_hide(pl, &pl->mnt[i]))
+			continue;
+		for (k = 0; k < n && strcmp(stub[k], pl->mnt[i].stub) != 0; k++)
+			;
+		if (k < n || n == ES_SBX_STUBS)
+			continue;
+		stub[n] = pl->mnt[i].stub;
+		name[sizeof(name) - 2] = (char)('0' + n);
+		len = strlen(stub[n]);
+		if ((f = openat(AT_FDCWD, name, O_CREAT | O_EXCL | O_WRONLY |
+		    O_CLOEXEC, 0600)) == -1 || write(f, stub[n], len) !=
+		    (ssize_t)len || close(f) == -1)
+			es_sbx_fail(pl, ES_S_HIDE, (int)i);
+		n++;
+	}
+	return n;
+}
+
 static dev_t
 hide_paths(const struct es_sbx_plan *pl)
 {
 	const struct es_sbx_mnt *m;
+	const char *stub[ES_SBX_STUBS];
+	char sname[] = "/dev/shm/s0";
 	struct stat st;
-	size_t i, todo = 0;
+	size_t i, k, todo = 0, nstub = 0;
 	int f;
 	dev_t dev;
 
@@ -557,21 +591,27 @@ hide_paths(const struct es_sbx_plan *pl)
 	 * would be missed (ENOENT) and shown after the detach.
 	 */
 	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV |
-	    MS_NOEXEC, "mode=0755,size=4k,nr_inodes=4") == -1 ||
+	    MS_NOEXEC, "mode=0755,size=16k,nr_inodes=8") == -1 ||
 	    (f = openat(AT_FDCWD, "/dev/shm/f", O_CREAT | O_EXCL | O_WRONLY |
 	    O_CLOEXEC, 0600)) == -1 || close(f) == -1 ||
-	    mkdir("/dev/shm/d", 0700) == -1 || remount("/dev/shm", 1) == -1 ||
-	    stat("/dev/shm/f", &st) == -1)
+	    mkdir("/dev/shm/d", 0700) == -1)
+		es_sbx_fail(pl, ES_S_HIDE, -1);
+	nstub = make_stubs(pl, stub);
+	if (remount("/dev/shm", 1) == -1 || stat("/dev/shm/f", &st) == -1)
 		es_sbx_fail(pl, ES_S_HIDE, -1);
 	dev = st.st_dev;
 	for (i = 0; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
 		if (!needs_hide(pl, m))
 			continue;
+		for (k = 0; m->stub != NULL && k < nstub &&
+		    strcmp(stub[k], m->stub) != 0; k++)
+			;
+		sname[sizeof(sname) - 2] = (char)('0' + k);
 		/* ENOENT: under the private /tmp or /dev, or a hidden dir */
 		if (mount(m->kind == ES_MK_HIDE_DIR ? "/dev/shm/d" :
-		    "/dev/shm/f", m->path, NULL, MS_BIND, NULL) == -1 &&
-		    errno != ENOENT)
+		    m->stub != NULL && k < nstub ? sname : "/dev/shm/f",
+		    m->path, NULL, MS_BIND, NULL) == -1 && errno != ENOENT)
 			es_sbx_fail(pl, ES_S_HIDE, (int)i);
 	}
 	if (umount2("/dev/shm", MNT_DETACH) == -1)

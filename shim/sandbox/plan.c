@@ -249,7 +249,10 @@ struct hide_ctx {
 	struct es_sbx_plan	*pl;
 	uint64_t		 seen[2 * ES_HIDE_MOUNTS];	/* hashes, 0 = free */
 	const char		*home;
+	const struct es_policy	*p;
 	int			 builtin;	/* KEEP applies to builtin entries only */
+	int			 ifsecret;	/* the entry is ES_HIDE_IFSECRET */
+	const char		*stub;		/* ... and its placeholder's text */
 };
 /*
  * What an agent's own shell machinery writes and the agent reads back,
@@ -298,17 +301,23 @@ first_time(struct hide_ctx *h, const char *path)
 /*
  * One path to hide, found by expansion.  Never the workspace or what holds
  * it: the one writable tree stays.  A directory gets an empty directory,
- * anything else an empty file (mount.c).
+ * anything else an empty file (mount.c).  Build configuration is read
+ * first: shown when it holds no credential.
  */
 static void
 hide_found(void *arg, const char *path, int isdir)
 {
 	struct hide_ctx *h = arg;
-	char *p;
+	char *p, why[128];
 
 	if (h->builtin && es_hide_kept(path, h->home))
 		return;
-	if (covers(path, h->pl->ws) || !first_time(h, path))
+	if (covers(path, h->pl->ws))
+		return;
+	if (h->ifsecret && !isdir && !es_hide_holds(path, h->p, why,
+	    sizeof(why)))
+		return;
+	if (!first_time(h, path))
 		return;
 	if (h->pl->nmnt == ES_SBX_NMNT)
 		es_sbx_refuse("too many sandbox paths (at most %d)",
@@ -317,6 +326,7 @@ hide_found(void *arg, const char *path, int isdir)
 	p = xstrdup(path);
 	h->pl->mnt[h->pl->nmnt].kind = isdir ? ES_MK_HIDE_DIR :
 	    ES_MK_HIDE_FILE;
+	h->pl->mnt[h->pl->nmnt].stub = isdir ? NULL : h->stub;
 	h->pl->mnt[h->pl->nmnt++].path = p;
 }
 
@@ -349,17 +359,22 @@ plan_hide(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
 	memset(&h, 0, sizeof(h));
 	h.pl = pl;
 	h.home = home;
+	h.p = p;
 	h.builtin = 1;
 	for (i = 0; i < es_hide_n; i++) {
 		if ((es_hide_list[i].flags & ES_HIDE_KEEP) ||
 		    revealed(p, &es_hide_list[i]))
 			continue;
+		h.ifsecret = (es_hide_list[i].flags & ES_HIDE_IFSECRET) != 0;
+		h.stub = es_hide_list[i].stub;
 		if (es_hide_expand(&dirs, es_hide_list[i].path, home,
 		    hide_found, &h) == -1)
 			es_sbx_refuse("hide %s: %s", es_hide_list[i].path,
 			    strerror(errno));
 	}
 	h.builtin = 0;
+	h.ifsecret = 0;
+	h.stub = NULL;
 	for (i = 0; i < p->nhide; i++) {
 		if ((e = expand(p->hide[i].s, home, pl->ws)) == NULL)
 			continue;

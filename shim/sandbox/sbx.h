@@ -53,7 +53,11 @@ struct es_sbx_mnt {
 	int		 mkdir;		/* RO: a missing last directory is made */
 	const char	*path;		/* absolute; RO: in the workspace */
 	const char	*src;		/* CACHE: its directory in the layer */
+	const char	*stub;		/* HIDE_FILE: the placeholder's text, or NULL */
 };
+
+/* distinct placeholder texts of one view (mount.c): es_hide_list's stubs */
+#define ES_SBX_STUBS	4
 
 /* the policy's paths, the hide list, and the defaults with the caches (plan_cache) */
 #define ES_SBX_NMNT	(3 * ES_MAX_PATHS + ES_HIDE_MOUNTS + 128)

@@ -1,7 +1,8 @@
 /*
  * test_hide.c - the builtin hide list as data: every entry well formed
  * and in a group, the glob that expands it, reveal as the grammar takes
- * it, and the list as `envshim policy --builtin` prints it.
+ * it, the list as `envshim policy --builtin` prints it, and what makes
+ * build configuration hold a credential.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,6 +88,174 @@ test_agent_files(void **state)
 		assert_null(es_hide_find(kept[i], strlen(kept[i])));
 	/* a prefix of an entry is not that entry */
 	assert_null(es_hide_find("~/.npmr", 7));
+}
+
+/*
+ * Issue 20: the agents' settings (MCP env blocks), IDE lock files,
+ * transcripts and the tools' key files the research names, each an
+ * entry; the shells' plumbing and the agents' workspaces never are.
+ */
+static void
+test_settings(void **state)
+{
+	static const char *const hidden[] = {
+		"~/.claude/*settings*.json", "~/.claude/ide/",
+		"$CLAUDE_CONFIG_DIR/ide/", "~/.claude-*.json",
+		"~/.claude/.config.json", "/etc/claude-code/",
+		"~/.codex/config.toml", "$CODEX_HOME/config.toml",
+		"~/.codex/*.sqlite*", "~/.gemini/settings.json",
+		"$GEMINI_CLI_HOME/.gemini/settings.json",
+		"~/.gemini/tmp/*/chats/", "~/.gemini/tmp/*/shell_history",
+		"~/.qwen/settings.json", "~/.qwen/channels/",
+		"~/.copilot/mcp-config.json", "~/.copilot/ide/",
+		"~/.config/opencode/opencode.json*", "$OPENCODE_CONFIG",
+		"~/.local/share/opencode/opencode*.db*",
+		"~/.pi/agent/sessions/", "~/.openclaw/openclaw.json*",
+		"~/.openclaw/.env", "~/.openclaw/gateway.token",
+		"$OPENCLAW_CONFIG_PATH", "~/.aider.conf.yml",
+		"~/.continue/config.yaml", "~/.augment/settings.json",
+		"~/.cline/data/globalState.json", "~/.config/amp/",
+		"~/.config/crush/crush.json", "~/.cursor/mcp.json",
+		"~/.config/goose/config.yaml", "~/.kilocode/",
+		"~/.sbt/.credentials", "~/.ivy2/.credentials",
+		"~/.bundle/config", "~/.jfrog/", "$NETRC", "$DOCKER_CONFIG/",
+		"$GH_CONFIG_DIR/", "$AZURE_CONFIG_DIR/", "~/.authinfo",
+		"~/.envrc", "~/.vscode-server/data/User/globalStorage/"
+	};
+	static const char *const ifsecret[] = {
+		"~/.m2/settings.xml", "~/.gradle/gradle.properties",
+		"~/.config/pip/pip.conf", "~/.cargo/config.toml",
+		"~/.nuget/NuGet/NuGet.Config", "~/.terraformrc"
+	};
+	static const char *const kept[] = {
+		"~/.gemini/tmp/", "~/.gemini/", "~/.openclaw/",
+		"~/.openclaw/workspace/", "~/.copilot/", "~/.pi/agent/",
+		"~/.m2/repository/", "~/.gradle/"
+	};
+	const struct es_hide_entry *e;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++) {
+		if ((e = es_hide_find(hidden[i], strlen(hidden[i]))) == NULL)
+			fail_msg("%s is not an entry", hidden[i]);
+		assert_int_equal(e->flags, 0);
+		assert_null(e->stub);
+	}
+	for (i = 0; i < sizeof(ifsecret) / sizeof(ifsecret[0]); i++) {
+		if ((e = es_hide_find(ifsecret[i], strlen(ifsecret[i]))) == NULL)
+			fail_msg("%s is not an entry", ifsecret[i]);
+		assert_int_equal(e->flags, ES_HIDE_IFSECRET);
+	}
+	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		assert_null(es_hide_find(kept[i], strlen(kept[i])));
+	/* Maven and NuGet refuse an empty file: theirs holds a root element */
+	assert_string_equal(es_hide_find("~/.m2/settings.xml", 18)->stub,
+	    "<settings/>\n");
+	e = es_hide_find("~/.nuget/NuGet/NuGet.Config", 27);
+	assert_string_equal(e->stub, "<configuration/>\n");
+	for (i = 0; i < es_hide_n; i++)
+		assert_true(es_hide_list[i].stub == NULL ||
+		    (es_hide_list[i].flags & ES_HIDE_IFSECRET));
+}
+
+static int
+holds(const char *text, unsigned *line)
+{
+	const char *what;
+	unsigned l = 0;
+	int r = es_hide_secret_in(NULL, text, strlen(text), &what, &l);
+
+	if (line != NULL)
+		*line = l;
+	return r;
+}
+
+/*
+ * What holds a credential, in the formats of the build files the list
+ * reads: Maven's and NuGet's XML, Gradle's properties, pip's and Cargo's
+ * INI and TOML, npm's and yarn's rc files, YAML and JSON.
+ */
+static void
+test_secret_in(void **state)
+{
+	static const char *const yes[] = {
+		/* Maven: a server's password, in any layout */
+		"<settings><servers><server><id>d</id><username>me</username>"
+		    "<password>hunter2</password></server></servers></settings>",
+		"<server>\n  <password>\n    hunter2\n  </password>\n</server>",
+		"<profile><properties><gpg.passphrase>x</gpg.passphrase>"
+		    "</properties></profile>",
+		"<proxy><host>p</host><password>{COQLCE6DU6GtcS5P=}</password>"
+		    "</proxy>",
+		/* NuGet: the credential named in one attribute, its value in another */
+		"<packageSourceCredentials><corp>\n"
+		    "<add key=\"ClearTextPassword\" value=\"hunter2\" />\n",
+		"<apikeys><add key=\"https://nuget.org\" value=\"AQAAANC\" /></apikeys>",
+		/* Gradle, pip, Cargo, Terraform */
+		"org.gradle.jvmargs=-Xmx2g\nsigning.password=hunter2\n",
+		"systemProp.https.proxyPassword = hunter2\n",
+		"[global]\nindex-url = https://me:hunter2@pypi.example.org/simple\n",
+		"[registries.corp]\nindex = \"sparse+https://c.example.org/\"\n"
+		    "token = \"hunter2\"\n",
+		"credentials \"app.terraform.io\" {\n  token = \"hunter2\"\n}\n",
+		/* npm, yarn 1 and yarn 2 */
+		"//registry.example.org/:_authToken=hunter2\n",
+		"\"//registry.example.org/:_authToken\" \"hunter2\"\n",
+		"npmAuthToken: hunter2\n",
+		/* JSON, a shape, and a commented-out one */
+		"{\n  \"apiKey\": \"hunter2\",\n}\n",
+		"{\"auth\": \"dXNlcjpwYXNz=\"}\n", "password: dXNlcg=\n",
+		"mirror=https://m.example.org/\nkey=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n",
+		"# signing.password=hunter2\n",
+		"<!-- <password>hunter2</password> -->\n"
+	};
+	static const char *const no[] = {
+		"",
+		/* mirrors and proxies alone */
+		"<settings>\n  <localRepository>/r</localRepository>\n"
+		    "  <mirrors><mirror><id>corp</id><mirrorOf>*</mirrorOf>"
+		    "<url>https://maven.example.org/private/</url></mirror></mirrors>\n"
+		    "  <proxies><proxy><host>proxy</host><port>3128</port>"
+		    "</proxy></proxies>\n</settings>\n",
+		/* the secret from the environment, as each tool allows */
+		"<server><id>d</id><password>${env.DEPLOY_PASSWORD}</password></server>",
+		"<add key=\"ClearTextPassword\" value=\"%NUGET_PAT%\" />",
+		"//registry.example.org/:_authToken=${NPM_TOKEN}\n",
+		"npmAuthToken: \"${NPM_TOKEN}\"\n",
+		/* empty values, booleans, a credential's name in a tag alone */
+		"signing.password=\n", "always-auth=true\n",
+		"<packageSourceCredentials>\n</packageSourceCredentials>\n",
+		"<password/>\n",
+		"org.gradle.jvmargs=-Xmx2g\norg.gradle.parallel=true\n",
+		"[global]\nindex-url = https://pypi.example.org/simple\n",
+		"[net]\ngit-fetch-with-cli = true\n"
+	};
+	unsigned line;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (!holds(yes[i], NULL))
+			fail_msg("no credential found in: %s", yes[i]);
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (holds(no[i], NULL))
+			fail_msg("a credential found in: %s", no[i]);
+	/* the line it is on, for doctor; the shape's name */
+	assert_true(holds("a=1\nb=2\nsigning.password=x\n", &line));
+	assert_int_equal(line, 3);
+	{
+		const char *what = NULL;
+		const char *t = "x\ntoken ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+
+		assert_int_equal(es_hide_secret_in(NULL, t, strlen(t), &what,
+		    &line), 1);
+		assert_string_equal(what, "github-pat");
+		assert_int_equal(line, 2);
+	}
+	/* the length bounds the text: nothing past it is read */
+	assert_false(es_hide_secret_in(NULL, "a=1\npassword=x", 4,
+	    &(const char *){ NULL }, &line));
 }
 
 static int
@@ -227,8 +396,9 @@ test_format(void **state)
 	assert_int_equal(es_hide_format(buf, sizeof(buf)), n);
 	for (i = 0; i < es_hide_n; i++) {
 		snprintf(line, sizeof(line), "\n#\t%s%s\n",
-		    es_hide_list[i].flags & ES_HIDE_KEEP ?
-		    "kept readable: " : "", es_hide_list[i].path);
+		    es_hide_list[i].flags & ES_HIDE_KEEP ? "kept readable: " :
+		    es_hide_list[i].flags & ES_HIDE_IFSECRET ?
+		    "if it holds a credential: " : "", es_hide_list[i].path);
 		if (strstr(buf, line) == NULL)
 			fail_msg("%s not printed", es_hide_list[i].path);
 	}
@@ -248,6 +418,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_entries),
 		cmocka_unit_test(test_agent_files),
+		cmocka_unit_test(test_settings),
+		cmocka_unit_test(test_secret_in),
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_reveal),
 		cmocka_unit_test(test_format),

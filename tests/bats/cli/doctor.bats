@@ -183,34 +183,74 @@ reachable() {
 	# known_hosts stays readable: neither hidden nor a warning
 	[[ "$output" != *known_hosts* ]]
 	[[ "$output" != *SECRET* ]]
+	# what the policy reveals passes, and the summary says so
+	if unshare -Um true 2>/dev/null; then
+		[ "$status" -eq 0 ]
+		[ "${lines[-1]}" = "all checks passed; shells read the 1 credential store your policy reveals" ]
+	fi
 }
 
-@test "doctor warns about credential-like files the list does not know, with the hide line" {
+@test "doctor names the agents' settings and IDE lock files as hidden, and build configuration only with its key (issue 20)" {
+	mkdir -p "$HOME/.claude/ide" "$HOME/.gemini" "$HOME/.codex" "$HOME/.m2" "$HOME/.gradle"
+	echo '{"authToken":"SECRET-IDE"}' >"$HOME/.claude/ide/41723.lock"
+	echo '{"mcpServers":{"gh":{"env":{"T":"SECRET-MCP"}}}}' >"$HOME/.gemini/settings.json"
+	printf '[mcp_servers.gh.env]\nT = "SECRET-MCP"\n' >"$HOME/.codex/config.toml"
+	printf '<settings>\n  <servers><server><id>d</id>\n    <password>SECRET-M2</password>\n  </server></servers>\n</settings>\n' \
+		>"$HOME/.m2/settings.xml"
+	printf 'org.gradle.jvmargs=-Xmx2g\n' >"$HOME/.gradle/gradle.properties"
+	run "$COPY/envshim" doctor
+	grep -qx 'ok   credential files: 4 credential stores on this machine that shells see empty' <<<"$output"
+	grep -qx '     hidden (agents): ~/.claude/ide' <<<"$output"
+	grep -qx '     hidden (agents): ~/.gemini/settings.json' <<<"$output"
+	grep -qx '     hidden (agents): ~/.codex/config.toml' <<<"$output"
+	grep -qx '     hidden (registries): ~/.m2/settings.xml (line 3 names a credential)' <<<"$output"
+	# Gradle's file holds no key: shells read it, and it is no warning
+	[[ "$output" != *gradle.properties* ]]
+	[[ "$output" != *SECRET* ]]
+	if unshare -Um true 2>/dev/null; then
+		[ "$status" -eq 0 ]
+		[ "${lines[-1]}" = "all checks passed" ]
+	fi
+}
+
+@test "doctor fails on credential-like files the list does not know, with the hide line (issue 20)" {
 	mkdir -p "$HOME/.config/acme" "$HOME/work" "$HOME/deep/er/est"
 	echo x >"$HOME/.config/acme/api-token.json"
 	echo "note $GH_SHAPE" >"$HOME/work/notes.txt"
 	echo "export GITHUB_TOKEN=$GH_SHAPE" >"$HOME/.bashrc"
 	echo "just words" >"$HOME/work/readme.txt"
+	echo "words" >"$HOME/work/tokenizer.json"
 	echo "$GH_SHAPE" >"$HOME/deep/er/est/too-deep.txt"
 	echo "$GH_SHAPE" >"$HOME/.npmrc"
 	run "$COPY/envshim" doctor
+	grep -qx 'FAIL credential files: 1 credential store that shells see empty; 3 credential-like files they can read' <<<"$output"
 	grep -qx -- '--   credential-like, not hidden: ~/.config/acme/api-token.json (by its name)' <<<"$output"
 	grep -qx '     fix: add to your policy: hide ~/.config/acme/api-token.json' <<<"$output"
 	grep -qx -- '--   credential-like, not hidden: ~/work/notes.txt (its first 4 KiB hold a github-pat shape)' <<<"$output"
 	grep -qx '     fix: add to your policy: hide ~/work/notes.txt' <<<"$output"
 	grep -qx -- '--   credential-like, not hidden: ~/.bashrc (its first 4 KiB hold a github-pat shape)' <<<"$output"
 	grep -qx '     fix: shells read it: move the secret out of it' <<<"$output"
-	# hidden already, harmless, or below the top two levels: no warning
+	# hidden already, harmless, a word inside a longer one, or below the
+	# top two levels: no warning
 	[[ "$output" != *"not hidden: ~/.npmrc"* ]]
 	[[ "$output" != *readme* ]]
+	[[ "$output" != *tokenizer* ]]
 	[[ "$output" != *too-deep* ]]
 	[[ "$output" != *"$GH_SHAPE"* ]]
-	# warnings only: the checks still pass
-	if unshare -Um true 2>/dev/null; then [ "$status" -eq 0 ]; fi
-	# a hide line silences it
-	p=$(policy_file p <<<'hide ~/work/notes.txt')
+	# a readable credential is never "passed"
+	[ "$status" -eq 1 ]
+	[[ "${lines[-1]}" == *"check"*" failed" ]]
+	[[ "$output" != *"all checks passed"* ]]
+	# the hide lines (and moving the secret out of ~/.bashrc) make it pass
+	echo 'export EDITOR=vi' >"$HOME/.bashrc"
+	p=$(policy_file p <<<$'hide ~/work/notes.txt\nhide ~/.config/acme/api-token.json')
 	run "$COPY/envshim" doctor --policy "$p"
-	[[ "$output" != *'not hidden: ~/work/notes.txt'* ]]
+	[[ "$output" != *'not hidden:'* ]]
+	grep -qx 'ok   credential files: 1 credential store on this machine that shells see empty' <<<"$output"
+	if unshare -Um true 2>/dev/null; then
+		[ "$status" -eq 0 ]
+		[ "${lines[-1]}" = "all checks passed" ]
+	fi
 }
 
 @test "doctor says whether the session's home is copy-on-write or the fallback, and why" {

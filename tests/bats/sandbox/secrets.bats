@@ -27,7 +27,11 @@ setup() {
 	VARS=()
 	for v in CLAUDE_CONFIG_DIR CODEX_HOME QWEN_HOME COPILOT_HOME XDG_DATA_HOME \
 	    PI_CODING_AGENT_DIR XDG_CONFIG_HOME CARGO_HOME CLOUDSDK_CONFIG HF_HOME \
-	    OPENCLAW_STATE_DIR; do
+	    OPENCLAW_STATE_DIR GEMINI_CLI_HOME CODEX_SQLITE_HOME OPENCODE_CONFIG \
+	    OPENCODE_CONFIG_DIR OPENCLAW_CONFIG_PATH PI_CODING_AGENT_SESSION_DIR \
+	    CRUSH_GLOBAL_CONFIG CRUSH_GLOBAL_DATA CURSOR_CONFIG_DIR GOOSE_PATH_ROOT \
+	    GH_CONFIG_DIR NETRC DOCKER_CONFIG REGISTRY_AUTH_FILE AZURE_CONFIG_DIR \
+	    AWS_CONFIG_FILE GRADLE_USER_HOME PIP_CONFIG_FILE TF_CLI_CONFIG_FILE; do
 		VARS+=("$v=$H/moved/$v")
 	done
 	cd "$WS"
@@ -141,7 +145,7 @@ sys.exit(subprocess.run(["bash", "-c", sys.argv[3]]).returncode)' "$R/seeded" "$
 	grep -q "$MARK" "$H/.claude/.credentials.json"
 }
 
-@test "agent plumbing and ssh's known_hosts and config stay; the rest of ~/.ssh goes" {
+@test "agent plumbing and ssh's known_hosts and config stay; the agents' settings and the rest of ~/.ssh go" {
 	mkdir -p "$H/.claude/shell-snapshots" "$H/.claude/session-env/s1" \
 		"$H/.codex/tmp/path2/codex-arg0x" "$H/.codex/shell_snapshots" \
 		"$H/.ssh/config.d" "$H/.gemini"
@@ -149,12 +153,12 @@ sys.exit(subprocess.run(["bash", "-c", sys.argv[3]]).returncode)' "$R/seeded" "$
 	echo hook >"$H/.claude/session-env/s1/sessionstart-hook-1.sh"
 	echo "$MARK" >"$H/.claude/.credentials.json"
 	echo "$MARK" >"$H/.claude/history.jsonl"
-	echo '{"settings":1}' >"$H/.claude/settings.json"
+	echo "{\"env\":{\"ANTHROPIC_API_KEY\":\"$MARK\"}}" >"$H/.claude/settings.json"
 	ln -s /bin/true "$H/.codex/tmp/path2/codex-arg0x/apply_patch"
 	echo snap >"$H/.codex/shell_snapshots/s.1.sh"
 	echo "$MARK" >"$H/.codex/auth.json"
 	echo "$MARK" >"$H/.gemini/oauth_creds.json"
-	echo '{}' >"$H/.gemini/settings.json"
+	echo "{\"mcpServers\":{\"gh\":{\"env\":{\"T\":\"$MARK\"}}}}" >"$H/.gemini/settings.json"
 	echo "$MARK" >"$H/.ssh/id_ed25519"
 	echo "$MARK" >"$H/.ssh/id_rsa"
 	echo "example.org ssh-ed25519 AAAAC3kept" >"$H/.ssh/known_hosts"
@@ -162,24 +166,213 @@ sys.exit(subprocess.run(["bash", "-c", sys.argv[3]]).returncode)' "$R/seeded" "$
 	printf 'Host gitbox\n  User kept-user\n' >"$H/.ssh/config.d/work"
 	own
 	run sbx -- sh -c 'cat ~/.claude/shell-snapshots/snapshot-bash-1.sh \
-	    ~/.claude/session-env/s1/sessionstart-hook-1.sh ~/.claude/settings.json \
-	    ~/.codex/shell_snapshots/s.1.sh ~/.gemini/settings.json ~/.ssh/known_hosts
+	    ~/.claude/session-env/s1/sessionstart-hook-1.sh \
+	    ~/.codex/shell_snapshots/s.1.sh ~/.ssh/known_hosts
 	    ~/.codex/tmp/path2/codex-arg0x/apply_patch && echo apply-ok
 	    cat ~/.claude/.credentials.json ~/.claude/history.jsonl ~/.codex/auth.json \
-	        ~/.gemini/oauth_creds.json ~/.ssh/id_ed25519 ~/.ssh/id_rsa
+	        ~/.gemini/oauth_creds.json ~/.ssh/id_ed25519 ~/.ssh/id_rsa \
+	        ~/.claude/settings.json ~/.gemini/settings.json
 	    # ssh finds its config by the passwd entry, not HOME: name it
 	    ssh -F ~/.ssh/config -G gitbox </dev/null | grep -E "^(port|user) "'
 	[ "$status" -eq 0 ]
 	lacks "$MARK"
 	[ "${lines[0]}" = snap ]
 	[ "${lines[1]}" = hook ]
-	[ "${lines[2]}" = '{"settings":1}' ]
-	[ "${lines[3]}" = snap ]
-	[ "${lines[4]}" = '{}' ]
-	[ "${lines[5]}" = "example.org ssh-ed25519 AAAAC3kept" ]
-	[ "${lines[6]}" = apply-ok ]
+	[ "${lines[2]}" = snap ]
+	[ "${lines[3]}" = "example.org ssh-ed25519 AAAAC3kept" ]
+	[ "${lines[4]}" = apply-ok ]
 	[[ "$output" == *"user kept-user"* ]]
 	[[ "$output" == *"port 2222"* ]]
+}
+
+# sbx_root ARGS: the helper as the user running the suite, without
+# as_nobody: root in CI and devcontainers, where agents run as root.
+sbx_root() {
+	env -i HOME="$H" PATH=/usr/local/bin:/usr/bin:/bin LANG=C \
+		"${VARS[@]}" "$HELPER" ${POLICY:+--policy "$POLICY"} "$@"
+}
+
+# plant_settings: the agents' settings, IDE lock files, transcripts and
+# the tools' key files the list did not name before issue 20, each
+# written the way its tool writes it with the marker (@S@) as the secret
+# (moved/VAR: under the moved home VARS names); prints each path.
+plant_settings() {
+	local f body
+	while IFS='|' read -r f body; do
+		mkdir -p "$(dirname "$H/$f")"
+		printf '%b\n' "${body//@S@/$MARK}" >"$H/$f"
+		echo "$H/$f"
+	done <<'EOF'
+.claude/settings.json|{"env":{"ANTHROPIC_AUTH_TOKEN":"@S@"},"apiKeyHelper":"echo @S@"}
+.claude/settings.local.json|{"env":{"OTEL_EXPORTER_OTLP_HEADERS":"Authorization=Bearer @S@"}}
+.claude/ide/41723.lock|{"pid":1,"workspaceFolders":["/w"],"ideName":"VS Code","transport":"ws","authToken":"@S@"}
+.claude/.config.json|{"mcpServers":{"gh":{"env":{"GITHUB_PERSONAL_ACCESS_TOKEN":"@S@"}}}}
+.claude-custom-oauth.json|{"oauthAccount":{"accessToken":"@S@"}}
+.codex/config.toml|[mcp_servers.github.env]\nGITHUB_PERSONAL_ACCESS_TOKEN = "@S@"
+.codex/state_5.sqlite|SQLite format 3 @S@
+.codex/logs_2.sqlite|SQLite format 3 @S@
+.gemini/settings.json|{"mcpServers":{"gh":{"command":"github-mcp-server","env":{"GITHUB_PERSONAL_ACCESS_TOKEN":"@S@"}}}}
+.gemini/tmp/proj/chats/session-1.json|{"messages":[{"content":"my key is @S@"}]}
+.gemini/tmp/proj/shell_history|export API_KEY=@S@
+.gemini/tmp/proj/logs.json|[{"message":"@S@"}]
+.gemini/tmp/proj/checkpoint-fix.json|[{"text":"@S@"}]
+.gemini/history/proj/notes.txt|@S@
+.qwen/channels/telegram-credentials.json|{"botToken":"@S@"}
+.qwen/projects/-w/chats/s.jsonl|{"content":"@S@"}
+.qwen/tmp/abc/shell_history|export API_KEY=@S@
+.copilot/mcp-config.json|{"mcpServers":{"gh":{"env":{"GITHUB_TOKEN":"@S@"}}}}
+.copilot/ide/vscode.lock|{"token":"@S@"}
+.copilot/session-state/s1/events.jsonl|{"content":"@S@"}
+.copilot/session-store.db|SQLite format 3 @S@
+.config/opencode/opencode.json|{"provider":{"corp":{"options":{"apiKey":"@S@"}}}}
+.config/opencode/opencode.jsonc|{"mcp":{"gh":{"environment":{"GITHUB_TOKEN":"@S@"}}}}
+.local/share/opencode/opencode.db|SQLite format 3 @S@
+.local/share/opencode/storage/part/p1.json|{"text":"@S@"}
+.pi/agent/sessions/--w--/s.jsonl|{"content":"@S@"}
+.openclaw/openclaw.json|{"gateway":{"auth":{"token":"@S@"}},"channels":{"telegram":{"botToken":"@S@"}}}
+.openclaw/openclaw.json.bak|{"gateway":{"auth":{"token":"@S@"}}}
+.openclaw/.env|OPENAI_API_KEY=@S@
+.openclaw/gateway.token|@S@
+.openclaw/secrets.json|{"xai":"@S@"}
+.openclaw/agents/main/sessions/s.jsonl|{"content":"@S@"}
+.aider.conf.yml|openai-api-key: @S@
+.continue/config.yaml|models:\n  - apiKey: @S@
+.cursor/mcp.json|{"mcpServers":{"gh":{"env":{"GITHUB_TOKEN":"@S@"}}}}
+.config/cursor/cli-config.json|{"token":"@S@"}
+.config/crush/crush.json|{"providers":{"corp":{"api_key":"@S@"}}}
+.config/goose/config.yaml|extensions:\n  gh:\n    envs:\n      GITHUB_TOKEN: @S@
+.local/share/goose/sessions/s.jsonl|{"content":"@S@"}
+.config/amp/settings.json|{"amp.mcpServers":{"gh":{"env":{"GITHUB_TOKEN":"@S@"}}}}
+.augment/settings.json|{"mcpServers":{"gh":{"env":{"GITHUB_TOKEN":"@S@"}}}}
+.cline/data/globalState.json|{"apiKey":"@S@"}
+.kilocode/cli/config.json|{"apiKey":"@S@"}
+.config/kilo/opencode.json|{"provider":{"corp":{"options":{"apiKey":"@S@"}}}}
+.codeium/config.json|{"api_key":"@S@"}
+.vscode-server/data/User/globalStorage/state.vscdb|SQLite format 3 @S@
+.cursor-server/data/User/globalStorage/state.vscdb|SQLite format 3 @S@
+.config/Windsurf/User/globalStorage/state.vscdb|SQLite format 3 @S@
+.sbt/.credentials|realm=Sonatype Nexus Repository Manager\nhost=s01.oss.sonatype.org\nuser=me\npassword=@S@
+.ivy2/.credentials|realm=Artifactory Realm\nhost=jfrog.example.org\nuser=me\npassword=@S@
+.bundle/config|---\nBUNDLE_GEMS__EXAMPLE__ORG: "me:@S@"
+.jfrog/jfrog-cli.conf.v6|{"servers":[{"accessToken":"@S@"}]}
+.authinfo|machine imap.example.org login me password @S@
+.envrc|export API_TOKEN=@S@
+.secrets|@S@
+.credentials|@S@
+.gcloud/credentials.json|{"refresh_token":"@S@"}
+.s3cmd|secret_key = @S@
+.m2/settings.xml|<settings>\n  <servers><server><id>deploy</id><username>me</username><password>@S@</password></server></servers>\n</settings>
+.gradle/gradle.properties|org.gradle.jvmargs=-Xmx2g\nsigning.password=@S@
+.config/pip/pip.conf|[global]\nindex-url = https://me:@S@@pypi.example.org/simple
+.pip/pip.conf|[global]\nextra-index-url = https://me:@S@@pypi.example.org/simple
+.cargo/config.toml|[registries.corp]\nindex = "sparse+https://crates.example.org/"\ntoken = "@S@"
+.nuget/NuGet/NuGet.Config|<configuration>\n  <packageSourceCredentials><corp>\n    <add key="Username" value="me" />\n    <add key="ClearTextPassword" value="@S@" />\n  </corp></packageSourceCredentials>\n</configuration>
+.terraformrc|credentials "app.terraform.io" {\n  token = "@S@"\n}
+moved/CLAUDE_CONFIG_DIR/settings.json|{"env":{"ANTHROPIC_API_KEY":"@S@"}}
+moved/CLAUDE_CONFIG_DIR/ide/1.lock|{"authToken":"@S@"}
+moved/CODEX_HOME/config.toml|[mcp_servers.gh.env]\nGITHUB_TOKEN = "@S@"
+moved/GEMINI_CLI_HOME/.gemini/settings.json|{"mcpServers":{"gh":{"env":{"GITHUB_TOKEN":"@S@"}}}}
+moved/GEMINI_CLI_HOME/.gemini/oauth_creds.json|{"access_token":"@S@"}
+moved/COPILOT_HOME/mcp-config.json|{"mcpServers":{"gh":{"env":{"GITHUB_TOKEN":"@S@"}}}}
+moved/OPENCODE_CONFIG|{"provider":{"corp":{"options":{"apiKey":"@S@"}}}}
+moved/OPENCODE_CONFIG_DIR/opencode.json|{"provider":{"corp":{"options":{"apiKey":"@S@"}}}}
+moved/OPENCLAW_CONFIG_PATH|{"gateway":{"auth":{"token":"@S@"}}}
+moved/OPENCLAW_STATE_DIR/.env|OPENAI_API_KEY=@S@
+moved/CODEX_SQLITE_HOME/state_5.sqlite|SQLite format 3 @S@
+moved/PI_CODING_AGENT_SESSION_DIR/s.jsonl|{"content":"@S@"}
+moved/CRUSH_GLOBAL_CONFIG/crush.json|{"providers":{"corp":{"api_key":"@S@"}}}
+moved/CURSOR_CONFIG_DIR/auth.json|{"accessToken":"@S@"}
+moved/GOOSE_PATH_ROOT/config/secrets.yaml|OPENAI_API_KEY: @S@
+moved/GH_CONFIG_DIR/hosts.yml|github.com:\n  oauth_token: @S@
+moved/NETRC|machine api.example.org login me password @S@
+moved/DOCKER_CONFIG/config.json|{"auths":{"registry.example.org":{"auth":"@S@"}}}
+moved/REGISTRY_AUTH_FILE|{"auths":{"registry.example.org":{"auth":"@S@"}}}
+moved/AZURE_CONFIG_DIR/msal_token_cache.json|{"AccessToken":{"x":{"secret":"@S@"}}}
+moved/AWS_CONFIG_FILE|[default]\naws_secret_access_key = @S@
+moved/GRADLE_USER_HOME/gradle.properties|ossrhPassword=@S@
+moved/PIP_CONFIG_FILE|[global]\nindex-url = https://me:@S@@pypi.example.org/simple
+moved/TF_CLI_CONFIG_FILE|credentials "app.terraform.io" {\n  token = "@S@"\n}
+EOF
+}
+
+# settings_hidden RUNNER: every planted file reads empty through RUNNER
+# (or is gone, in a directory shown empty; Maven's and NuGet's hold the
+# least their tool reads).
+settings_hidden() {
+	plant_settings >"$R/planted"
+	[ "$(grep -c . "$R/planted")" -ge 80 ]
+	[ "$1" != sbx ] || own
+	run "$1" -- sh -c 'n=0; while read -r f; do
+	    if [ -s "$f" ] && grep -qvx -e "<settings/>" -e "<configuration/>" "$f"; then
+	        echo "NOT-EMPTY $f"; fi
+	    cat "$f" 2>/dev/null; n=$((n + 1)); done <"$1"
+	    echo "read $n"' sh "$R/planted"
+	[ "$status" -eq 0 ]
+	lacks -e "$MARK" -e NOT-EMPTY
+	[ "${lines[-1]}" = "read $(grep -c . "$R/planted")" ]
+}
+
+@test "the agents' settings, IDE lock files and the tools' key files are hidden, as the test user (issue 20)" {
+	settings_hidden sbx
+	# the agents read them as before: they are not sandboxed
+	run -0 agent 'import sys
+print(sum(sys.argv[2] in open(l.strip()).read() for l in open(sys.argv[1])))' \
+	    "$R/planted" "$MARK"
+	[ "$output" = "$(grep -c . "$R/planted")" ]
+}
+
+@test "the agents' settings, IDE lock files and the tools' key files are hidden, as root (issue 20)" {
+	settings_hidden sbx_root
+	grep -q "$MARK" "$H/.gemini/settings.json"
+}
+
+# mvn_pip: what sandboxed Maven and pip take from their user configuration
+# (Java's user.home comes from the passwd entry: named here).
+mvn_pip() {
+	printf '<project><modelVersion>4.0.0</modelVersion><groupId>e</groupId>'\
+'<artifactId>t</artifactId><version>1</version><packaging>pom</packaging></project>\n' \
+		>"$WS/pom.xml"
+	own
+	run sbx -- sh -c 'MAVEN_OPTS=-Duser.home=$HOME mvn -X -o -B -q validate 2>&1 |
+	        grep -o "Using local repository at .*"
+	    env -u PIP_CONFIG_FILE -u XDG_CONFIG_HOME python3 -m pip --no-cache-dir config list 2>&1 | grep index-url
+	    echo gradle: $(cat ~/.gradle/gradle.properties)'
+	[ "$status" -eq 0 ]
+}
+
+@test "build configuration without a credential stays readable, and Maven and pip use it (issue 20)" {
+	mkdir -p "$H/.m2" "$H/.config/pip" "$H/.gradle"
+	# the deploy password from the environment, as Maven's settings allow
+	cat >"$H/.m2/settings.xml" <<EOF
+<settings>
+  <localRepository>$R/m2-from-settings</localRepository>
+  <mirrors><mirror><id>corp</id><mirrorOf>*</mirrorOf><url>https://maven.example.org/all</url></mirror></mirrors>
+  <servers><server><id>deploy</id><username>me</username><password>\${env.DEPLOY_PASSWORD}</password></server></servers>
+</settings>
+EOF
+	printf '[global]\nindex-url = https://pypi.example.org/simple\n' >"$H/.config/pip/pip.conf"
+	printf 'org.gradle.jvmargs=-Xmx2g\n' >"$H/.gradle/gradle.properties"
+	mvn_pip
+	[ "${lines[0]}" = "Using local repository at $R/m2-from-settings" ]
+	[ "${lines[1]}" = "global.index-url='https://pypi.example.org/simple'" ]
+	[ "${lines[2]}" = "gradle: org.gradle.jvmargs=-Xmx2g" ]
+}
+
+@test "build configuration holding a credential reads as empty; Maven and pip run without it (issue 20)" {
+	mkdir -p "$H/.m2" "$H/.config/pip" "$H/.gradle"
+	cat >"$H/.m2/settings.xml" <<EOF
+<settings>
+  <localRepository>$R/m2-from-settings</localRepository>
+  <servers><server><id>deploy</id><username>me</username><password>$MARK</password></server></servers>
+</settings>
+EOF
+	printf '[global]\nindex-url = https://me:%s@pypi.example.org/simple\n' "$MARK" \
+		>"$H/.config/pip/pip.conf"
+	printf 'org.gradle.jvmargs=-Xmx2g\nsigning.password=%s\n' "$MARK" >"$H/.gradle/gradle.properties"
+	mvn_pip
+	lacks -e "$MARK" -e m2-from-settings
+	[ "${lines[0]}" = "Using local repository at $H/.m2/repository" ]
+	[ "${lines[-1]}" = "gradle:" ]
 }
 
 @test "npm and git run without error with their config hidden" {
