@@ -135,4 +135,12 @@ long	es_audit_format(const struct es_audit *, char *buf, size_t len);
 long	es_audit_mark(const char *in, size_t n, long sandbox, const char *session,
 	    char *out, size_t len);
 
+/*
+ * Where, inside a sandbox, records go to its outer: a datagram socket
+ * init binds in the command's own /dev/shm, and ENVSHIM_SANDBOX_NS names
+ * by inode.  A path, not a descriptor: a program that closes what it
+ * inherited (Python's subprocess) still reaches it.
+ */
+#define ES_LOG_SOCK	"/dev/shm/.envshim-log"
+
 #endif
