@@ -105,6 +105,8 @@ struct es_audit {
 	const char *const	*hidden;	/* a sandbox: the paths it hides */
 	size_t			 nhidden;	/* (never contents or sizes) */
 	const char		*home;		/* shown as ~ in hidden, or NULL */
+	const char		*raw;		/* a message that was no record, */
+	size_t			 nraw;		/* kept as a string (es_audit_mark) */
 };
 
 /*
@@ -117,5 +119,28 @@ struct es_audit {
  * length, or -1 if len < 256.
  */
 long	es_audit_format(const struct es_audit *, char *buf, size_t len);
+
+/*
+ * A record a process inside a sandbox sent (n bytes of in), as the
+ * sandbox's outer writes it to the log: only one JSON object of the shape
+ * es_audit_format makes (printable ASCII, no white space outside strings,
+ * integer numbers, keys of [a-z_], no key twice, nesting within
+ * ES_LOG_DEPTH, a string "time", an integer "pid" and a string "action"),
+ * with a '\n' after it or not.  Its own "inside", "sandbox" and
+ * "session" members are left out, and the outer's put last:
+ * "inside":true, "sandbox":sandbox, and "session":session unless NULL.
+ * Returns the length of the line written to out, or -1 when in is no
+ * such record or the line would not fit in len.
+ */
+long	es_audit_mark(const char *in, size_t n, long sandbox, const char *session,
+	    char *out, size_t len);
+
+/*
+ * Where, inside a sandbox, records go to its outer: a datagram socket
+ * init binds in the command's own /dev/shm, and ENVSHIM_SANDBOX_NS names
+ * by inode.  A path, not a descriptor: a program that closes what it
+ * inherited (Python's subprocess) still reaches it.
+ */
+#define ES_LOG_SOCK	"/dev/shm/.envshim-log"
 
 #endif

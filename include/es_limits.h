@@ -29,6 +29,13 @@
 					/* page (4 KiB here), less its NUL */
 #define ES_LOG_LINE		8192	/* one audit record, one write(2) */
 #define ES_LOG_ROTATE		(16L << 20) /* log bytes before it moves to .1 */
+#define ES_LOG_MARK		128	/* of ES_LOG_LINE, left to the outer's marks */
+					/* on a record from inside the sandbox */
+#define ES_LOG_KEYS		32	/* members of one record from inside */
+#define ES_LOG_DEPTH		8	/* JSON nesting of one record from inside */
+#define ES_LOG_RAW		256	/* bytes of a rejected message kept, as a string */
+#define ES_LOG_BURST		64	/* records from inside the outer takes per wake */
+#define ES_LOG_DRAIN		1024	/* ... and at most once the command has ended */
 #define ES_STACK_ENV		512	/* envp entries handled on the stack; more: mmap */
 #define ES_PATH_ENTRIES_MAX	1024	/* PATH entries kept; more: PATH drops */
 #define ES_MAX_ARGS		1024	/* execl-family arguments (8 KiB of stack) */

@@ -23,7 +23,7 @@
 #define ES_CAP_PRELOAD	(ES_PATH_MAX + 16)		/* LD_PRELOAD=... */
 #define ES_CAP_AGENT	88				/* ENVSHIM_AGENT=d:i:s:h, 3x20 digits */
 #define ES_CAP_TREE	(ES_TREE_MAX * ES_PATH_MAX + 32)	/* ENVSHIM_AGENT_TREE=a:b */
-#define ES_CAP_NS	64				/* ENVSHIM_SANDBOX_NS=... */
+#define ES_CAP_NS	128				/* ENVSHIM_SANDBOX_NS=u:m:p:ino */
 #define ES_CAP_WS	(ES_PATH_MAX + 32)		/* ENVSHIM_WORKSPACE=... */
 #define ES_CAP_LAUNCH	(ES_SNAPSHOT_MAX * 34 + 32)	/* ENVSHIM_LAUNCH=... */
 #define ES_CAP_CONFIG	(ES_POLICY_TEXT_MAX + 32)	/* ENVSHIM_CONFIG=... */
@@ -75,6 +75,8 @@ struct es_shim {
 	int			 self_launcher;	/* the agent, as a shell or env... */
 	pid_t			 self_pid;	/* ...when getpid() is still this */
 	long			 sandbox_pid;	/* inside: the sandboxed launch's pid outside */
+	unsigned long long	 log_sock;	/* inside: ES_LOG_SOCK's inode, */
+						/* the outer's (0: none) */
 	int			 program;	/* 1 + the program rule this */
 						/* process runs under; 0 none */
 	const char		*program_rule;	/* its "file:line", from the mark */

@@ -36,6 +36,8 @@ struct rec {
 	char	*hidden;		/* "PATH, PATH": what its sandbox hid */
 	long	 hidden_more;		/* ... and this many more */
 	int	 hid;			/* the helper's record of what it hid */
+	int	 rej;			/* its record of a message from inside */
+					/* that was no record */
 	char	 word[ES_PROGRAM_WORDS][256];	/* argv's first words */
 	size_t	 nword;
 	long	 pid, ppid;
@@ -473,6 +475,8 @@ rec_parse(const char *line, struct rec *r)
 		goto bad;
 	r->hid = strcmp(r->hook, "sandbox") == 0 &&
 	    strcmp(r->action, "hidden") == 0;
+	r->rej = strcmp(r->hook, "sandbox") == 0 && r->inside &&
+	    strcmp(r->action, "rejected") == 0;
 	return 0;
 bad:
 	rec_free(r);
@@ -625,7 +629,10 @@ show(struct rec *rs, size_t i, int depth, int last, char *rails)
 		    r->rewritten);
 	if (r->kept != NULL)
 		detail(rails, depth, "kept", r->kept);
-	if (r->lost != NULL) {
+	/* what a command inside says it lost is no case for a rule */
+	if (r->lost != NULL && r->inside)
+		detail(rails, depth, "lost", r->lost);
+	else if (r->lost != NULL) {
 		char	hint[2 * FIELD_MAX];
 
 		lost_hint(r, hint, sizeof(hint));
@@ -702,7 +709,10 @@ link_tree(struct rec *rs, size_t n)
 			last[j] = i + 1;
 			rs[i].child = 1;
 		}
-		ix[tree_slot(rs, ix, slots, tree_key(rs[i].sandbox, rs[i].pid))] = i + 1;
+		/* pid 0 is no process (a message from inside that was no record) */
+		if (rs[i].pid > 0)
+			ix[tree_slot(rs, ix, slots, tree_key(rs[i].sandbox,
+			    rs[i].pid))] = i + 1;
 	}
 	free(ix);
 	free(last);
@@ -817,13 +827,14 @@ summary(struct rec *rs, size_t n, size_t bad, int json)
 {
 	struct counts	 c, ca;
 	size_t		 i, sandboxed = 0, refused = 0, unconfined = 0;
-	size_t		 na = 0, wsandbox = 0, wrefuse = 0, nhid = 0;
+	size_t		 na = 0, wsandbox = 0, wrefuse = 0, nhid = 0, nrej = 0;
 
 	memset(&c, 0, sizeof(c));
 	memset(&ca, 0, sizeof(ca));
 	for (i = 0; i < n; i++) {
-		if (rs[i].hid) {	/* a sandbox's, not a launch */
-			nhid++;
+		if (rs[i].hid || rs[i].rej) {	/* a sandbox's, not a launch */
+			nhid += rs[i].hid;
+			nrej += rs[i].rej;
 			continue;
 		}
 		sandboxed += strcmp(rs[i].action, "sandbox") == 0;
@@ -840,7 +851,8 @@ summary(struct rec *rs, size_t n, size_t bad, int json)
 	if (json) {
 		printf("\"summary\":{\"launches\":%zu,\"sandboxed\":%zu,"
 		    "\"refused\":%zu,\"unconfined\":%zu,\"malformed\":%zu,"
-		    "\"dropped\":{", n - nhid, sandboxed, refused, unconfined, bad);
+		    "\"rejected\":%zu,\"dropped\":{", n - nhid - nrej, sandboxed,
+		    refused, unconfined, bad, nrej);
 		put_counts(&c, 1);
 		printf("},\"audit\":{\"launches\":%zu,\"sandbox\":%zu,"
 		    "\"refused\":%zu,\"dropped\":{", na, wsandbox, wrefuse);
@@ -849,7 +861,8 @@ summary(struct rec *rs, size_t n, size_t bad, int json)
 		return;
 	}
 	printf("\nlaunches: %zu, sandboxed: %zu, refused: %zu, "
-	    "unconfined: %zu\n", n - nhid, sandboxed, refused, unconfined);
+	    "unconfined: %zu\n", n - nhid - nrej, sandboxed, refused,
+	    unconfined);
 	printf("variables dropped: %zu", total(&c));
 	put_counts(&c, 0);
 	putchar('\n');
@@ -863,6 +876,9 @@ summary(struct rec *rs, size_t n, size_t bad, int json)
 	}
 	if (bad > 0)
 		printf("malformed lines skipped: %zu\n", bad);
+	if (nrej > 0)
+		printf("messages from inside a sandbox that were no record: "
+		    "%zu\n", nrej);
 }
 
 /* One program's losses, for es_cmd_lost_report. */
@@ -924,7 +940,8 @@ es_cmd_lost_report(const char *path, long long from, FILE *out)
 		if (len == 0 || (size_t)len != strlen(line) ||
 		    len > ES_LOG_LINE || rec_parse(line, &r) == -1)
 			continue;
-		if (r.lost != NULL) {
+		/* only the agent's own launches, outside, lose what it set */
+		if (r.lost != NULL && !r.inside) {
 			for (i = 0; i < r.nword; i++)
 				av[i] = r.word[i];
 			av[i] = NULL;

@@ -1,5 +1,7 @@
 /*
- * audit.c - one launch decision as one JSON line.
+ * audit.c - one launch decision as one JSON line, and the check a
+ * sandbox's outer makes of a record sent from inside before it writes it
+ * (es_audit_mark).
  *
  * Pure and async-signal-safe (no snprintf: it is not on the signal-safety
  * list): a bounded writer over the caller's buffer.  A record that does not
@@ -429,6 +431,14 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 		names(&w, a, L_LOST);
 	if (a->nhidden > 0 && !w.cut)
 		hidden(&w, a);
+	if (a->raw != NULL && !w.cut) {
+		size_t mark = w.len;
+
+		key(&w, "raw");
+		str(&w, a->raw, a->nraw);
+		if (w.cut)
+			w.len = mark;
+	}
 	/* argv last: it is the part most likely not to fit. */
 	if (!w.cut)
 		open_array(&w, "argv");
@@ -455,4 +465,204 @@ es_audit_format(const struct es_audit *a, char *buf, size_t len)
 		puts_(&w, ",\"truncated\":true");
 	puts_(&w, "}\n");
 	return (long)w.len;
+}
+
+/* ---- a record from inside the sandbox, as its outer writes it ---- */
+
+/* What is left of a message from inside, read once from s to end. */
+struct rd {
+	const char	*s, *end;
+	int		 depth;
+};
+
+/* "key": [a-z_], 1 to 31 of them; the key is k, kn bytes.  0, or -1. */
+static int
+plain_key(struct rd *r, const char **k, size_t *kn)
+{
+	const char *p;
+
+	if (r->s == r->end || *r->s != '"')
+		return -1;
+	for (p = ++r->s; r->s < r->end && ((*r->s >= 'a' && *r->s <= 'z') ||
+	    *r->s == '_'); r->s++)
+		;
+	*k = p;
+	*kn = (size_t)(r->s - p);
+	if (*kn == 0 || *kn > 31 || r->s == r->end || *r->s != '"')
+		return -1;
+	r->s++;
+	return 0;
+}
+
+static int
+hexdigit(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	    (c >= 'A' && c <= 'F');
+}
+
+/* A JSON string of printable ASCII; escapes as JSON has them. */
+static int
+plain_string(struct rd *r)
+{
+	int i;
+
+	if (r->s == r->end || *r->s++ != '"')
+		return -1;
+	while (r->s < r->end && *r->s != '"') {
+		unsigned char c = (unsigned char)*r->s++;
+
+		if (c < 0x20 || c >= 0x7f)
+			return -1;
+		if (c != '\\')
+			continue;
+		if (r->s == r->end)
+			return -1;
+		c = (unsigned char)*r->s++;
+		if (c == 'u') {
+			for (i = 0; i < 4; i++)
+				if (r->s == r->end || !hexdigit(*r->s++))
+					return -1;
+		} else if (strchr("\"\\/bfnrt", c) == NULL || c == '\0')
+			return -1;
+	}
+	if (r->s == r->end)
+		return -1;
+	r->s++;
+	return 0;
+}
+
+/* Is the next word w?  Then it is read. */
+static int
+word(struct rd *r, const char *w)
+{
+	size_t n = strlen(w);
+
+	if ((size_t)(r->end - r->s) < n || memcmp(r->s, w, n) != 0)
+		return 0;
+	r->s += n;
+	return 1;
+}
+
+/*
+ * One value: a string, an integer, true, false, null, or an array or
+ * object of them.  Its kind is its first byte; the nesting is bounded.
+ */
+static int
+plain_value(struct rd *r)
+{
+	const char *k;
+	size_t kn, digits;
+	char open;
+
+	if (r->s == r->end)
+		return -1;
+	switch (*r->s) {
+	case '"':
+		return plain_string(r);
+	case '[':
+	case '{':
+		open = *r->s++;
+		if (++r->depth > ES_LOG_DEPTH)
+			return -1;
+		if (r->s < r->end && *r->s == (open == '[' ? ']' : '}')) {
+			r->s++;
+			r->depth--;
+			return 0;
+		}
+		for (;;) {
+			if (open == '{' && (plain_key(r, &k, &kn) == -1 ||
+			    r->s == r->end || *r->s++ != ':'))
+				return -1;
+			if (plain_value(r) == -1 || r->s == r->end)
+				return -1;
+			if (*r->s == ',') {
+				r->s++;
+				continue;
+			}
+			if (*r->s++ != (open == '[' ? ']' : '}'))
+				return -1;
+			r->depth--;
+			return 0;
+		}
+	default:
+		if (word(r, "true") || word(r, "false") || word(r, "null"))
+			return 0;
+		if (*r->s == '-')
+			r->s++;
+		for (digits = 0; r->s < r->end && *r->s >= '0' && *r->s <= '9';
+		    r->s++)
+			digits++;
+		return digits >= 1 && digits <= 19 ? 0 : -1;
+	}
+}
+
+/* Is k (kn bytes) the name s? */
+static int
+is_key(const char *k, size_t kn, const char *s)
+{
+	return strlen(s) == kn && memcmp(k, s, kn) == 0;
+}
+
+long
+es_audit_mark(const char *in, size_t n, long sandbox, const char *session,
+    char *out, size_t len)
+{
+	struct rd r = { in, in + n, 1 };
+	struct w w = { out, 0, len, 0, 0 };
+	const char *k, *keys[ES_LOG_KEYS], *m;
+	size_t kn, nkeys = 0, klen[ES_LOG_KEYS], i;
+	char d[24], first;
+	int need = 0;
+
+	if (n > 0 && in[n - 1] == '\n')
+		r.end--;
+	if (len < 2 || r.s == r.end || *r.s++ != '{')
+		return -1;
+	w.cap = len - 1;
+	put(&w, "{", 1);
+	for (;;) {
+		m = r.s;
+		if (plain_key(&r, &k, &kn) == -1 || r.s == r.end ||
+		    *r.s++ != ':' || nkeys == ES_LOG_KEYS)
+			return -1;
+		for (i = 0; i < nkeys; i++)
+			if (klen[i] == kn && memcmp(keys[i], k, kn) == 0)
+				return -1;
+		keys[nkeys] = k;
+		klen[nkeys++] = kn;
+		first = r.s < r.end ? *r.s : '\0';
+		if (plain_value(&r) == -1 || r.s == r.end)
+			return -1;
+		/* what envshim log needs to call it a record */
+		if (is_key(k, kn, "time") && first == '"')
+			need |= 1;
+		else if (is_key(k, kn, "pid") && (first == '-' ||
+		    (first >= '0' && first <= '9')))
+			need |= 2;
+		else if (is_key(k, kn, "action") && first == '"')
+			need |= 4;
+		/* the outer's to say, never the sender's */
+		if (!is_key(k, kn, "inside") && !is_key(k, kn, "sandbox") &&
+		    !is_key(k, kn, "session")) {
+			if (w.len > 1)
+				put(&w, ",", 1);
+			put(&w, m, (size_t)(r.s - m));
+		}
+		if (*r.s == ',') {
+			r.s++;
+			continue;
+		}
+		if (*r.s++ != '}')
+			return -1;
+		break;
+	}
+	if (r.s != r.end || need != 7)
+		return -1;
+	member(&w, "inside", "true", 0);
+	member(&w, "sandbox", decimal(d, sandbox), 0);
+	if (session != NULL)
+		member(&w, "session", session, 1);
+	put(&w, "}\n", 2);
+	return w.cut ? -1 : (long)w.len;
 }

@@ -112,10 +112,11 @@ init_child(struct es_shim *s, char *const *vars)
 	char msg[ES_PATH_MAX + 256];
 	const char *cfg = es_env_value(vars, "ENVSHIM_CONFIG"), *ns = getenv("ENVSHIM_SANDBOX_NS");
 	const char *agent = es_env_value(vars, "ENVSHIM_AGENT");
-	unsigned long long a[4] = { 0, 0, 0, 0 }, n[3] = { 0, 0, 0 };
+	unsigned long long a[4] = { 0, 0, 0, 0 }, n[4] = { 0, 0, 0, 0 };
 	char var[ES_CAP_AGENT];
 	ino_t uino, mino;
 	char *t;
+	int k;
 
 	keep_var(s, vars, &s->e_config, ES_CAP_CONFIG, "ENVSHIM_CONFIG");
 	keep_var(s, vars, &s->e_launch, ES_CAP_LAUNCH, "ENVSHIM_LAUNCH");
@@ -158,12 +159,18 @@ init_child(struct es_shim *s, char *const *vars)
 	if (s->e_tree[0] != '\0' &&
 	    es_tree_parse(s, s->e_tree + strlen("ENVSHIM_AGENT_TREE=")) != 0)
 		es_broken(s, "malformed ENVSHIM_AGENT_TREE", NULL);
-	/* Inside only if the namespaces really are the helper's. */
-	if (ns != NULL && nums(ns, n, 3) >= 2 &&
+	/*
+	 * Inside only if the namespaces really are the helper's.  Records go
+	 * to the helper's outer over the socket at ES_LOG_SOCK, whose inode
+	 * the fourth field is: the log is not in the sandbox.
+	 */
+	if (ns != NULL && (k = nums(ns, n, 4)) >= 2 &&
 	    ns_ino("user", &uino) == 0 && ns_ino("mnt", &mino) == 0 &&
 	    uino == (ino_t)n[0] && mino == (ino_t)n[1]) {
 		s->inside = 1;
 		s->sandbox_pid = (long)n[2];
+		if (k == 4)
+			s->log_sock = n[3];
 		keep_var(s, environ, &s->e_ns, ES_CAP_NS, "ENVSHIM_SANDBOX_NS");
 	}
 	if (s->pol.log == ES_LOG_PATH && s->pol.log_path != NULL &&

@@ -81,13 +81,40 @@ now_ms(void)
 
 /* ---- the audit sink ---- */
 
-/* Best effort: a launch is never refused because its record was los-> */
+/*
+ * Inside the sandbox, where the log is not: to the helper's outer over
+ * the socket init bound at ES_LOG_SOCK, which the outer marks and writes
+ * (outer.c).  Only that socket, by the inode the helper named: one a
+ * command put in its place gets nothing.  Never waits: what a full
+ * socket cannot take is lost.
+ */
+static void
+inside_write(const struct es_shim *s, const char *line, size_t len)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX, .sun_path = ES_LOG_SOCK };
+	struct stat st;
+	int fd;
+
+	if (s->log_sock == 0 || lstat(ES_LOG_SOCK, &st) != 0 ||
+	    !S_ISSOCK(st.st_mode) || (unsigned long long)st.st_ino != s->log_sock ||
+	    (fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return;
+	(void)sendto(fd, line, len, MSG_DONTWAIT | MSG_NOSIGNAL,
+	    (struct sockaddr *)&sun, sizeof(sun));
+	close(fd);
+}
+
+/* Best effort: a launch is never refused because its record was lost. */
 static void
 audit_write(const struct es_shim *s, const char *line, size_t len)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX, .sun_path = "/dev/log" };
 	int fd;
 
+	if (s->inside && s->pol.log != ES_LOG_OFF && s->pol.log != ES_LOG_STDERR) {
+		inside_write(s, line, len);
+		return;
+	}
 	switch (s->pol.log) {
 	case ES_LOG_OFF:
 		return;
@@ -937,7 +964,9 @@ es_plan_log(const struct es_shim *s, const struct es_plan *pl, long pid, char *c
 		a.nown_hash = s->nown;
 		a.own_full = s->own_full;
 	}
-	len = es_audit_format(&a, pl->logbuf, ES_LOG_LINE);
+	/* inside, the outer's marks must fit too (es_audit_mark) */
+	len = es_audit_format(&a, pl->logbuf, ES_LOG_LINE -
+	    (s->inside ? ES_LOG_MARK : 0));
 	if (len > 0)
 		audit_write(s, pl->logbuf, (size_t)len);
 }

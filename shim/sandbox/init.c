@@ -13,8 +13,10 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include <linux/capability.h>
@@ -27,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "es_exec.h"
 #include "es_landlock.h"
 #include "sbx.h"
 
@@ -120,9 +123,11 @@ run_command(const struct es_sbx_plan *pl)
 }
 
 /*
- * "ENVSHIM_SANDBOX_NS=<userns ino>:<mntns ino>:<outer pid>", as the command
- * will see it.  The shim proves "inside" by the first two; the third ties
- * records from inside (whose pids are this namespace's) to the launch.
+ * "ENVSHIM_SANDBOX_NS=<userns ino>:<mntns ino>:<outer pid>[:<ino>]", as
+ * the command will see it.  The shim proves "inside" by the first two;
+ * the third ties records from inside (whose pids are this namespace's) to
+ * the launch; the last is the inode of the socket at ES_LOG_SOCK its
+ * records go to the outer over.
  */
 static int
 set_nsvar(struct es_sbx_plan *pl)
@@ -141,7 +146,32 @@ set_nsvar(struct es_sbx_plan *pl)
 	es_sbx_put_ulong(v, len, &off, (unsigned long)mn.st_ino);
 	es_sbx_put_str(v, len, &off, ":");
 	es_sbx_put_ulong(v, len, &off, (unsigned long)pl->outer);
+	if (pl->recino != 0) {
+		es_sbx_put_str(v, len, &off, ":");
+		es_sbx_put_ulong(v, len, &off, (unsigned long)pl->recino);
+	}
 	return 0;
+}
+
+/*
+ * The outer's records socket, bound at ES_LOG_SOCK in the command's own
+ * /dev/shm (its mounts are made): what the shim inside sends there, the
+ * outer reads.  Its inode goes into nsvar.  Without it records from
+ * inside are lost, and the command runs all the same.
+ */
+static void
+records_here(struct es_sbx_plan *pl)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX, .sun_path = ES_LOG_SOCK };
+	struct stat st;
+
+	if (pl->recfd < 0)
+		return;
+	if (bind(pl->recfd, (struct sockaddr *)&sun, sizeof(sun)) == 0 &&
+	    lstat(ES_LOG_SOCK, &st) == 0 && S_ISSOCK(st.st_mode))
+		pl->recino = (unsigned long long)st.st_ino;
+	else
+		close(pl->recfd);
 }
 
 /*
@@ -156,6 +186,9 @@ es_sbx_init(struct es_sbx_plan *pl)
 	pid_t pid, cmd;
 	int st;
 
+	/* the log is not ours */
+	if (pl->logfd >= 0)
+		close(pl->logfd);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
 		es_sbx_fail(pl, ES_S_PDEATHSIG, -1);
 	/* the outer never writes: a hangup means it died before PDEATHSIG */
@@ -170,6 +203,7 @@ es_sbx_init(struct es_sbx_plan *pl)
 		(void)es_sbx_mounts_base(pl);
 	}
 	es_sbx_mounts_own(pl);
+	records_here(pl);
 	if (chdir(pl->cwd) == -1)
 		es_sbx_fail(pl, ES_S_CHDIR, -1);
 	if (set_nsvar(pl) == -1)
@@ -222,6 +256,15 @@ es_sbx_init(struct es_sbx_plan *pl)
 		;
 	m.status = st;
 	(void)!write(pl->msgfd, &m, sizeof(m));
+	/*
+	 * The outer's records socket, bound in this namespace's /dev/shm,
+	 * holds that mount: the last to close it tears it down.  Let that
+	 * be init, after the outer (PDEATHSIG), not the outer on its way out
+	 * with the caller waiting.
+	 */
+	if (pl->recino != 0)
+		for (;;)
+			pause();
 	_exit(0);
 }
 

@@ -90,8 +90,7 @@ static const char *const watched[] = {
 /*
  * How fresh a view of this plan would be: the watched paths' state, and
  * the file each bind holds now (a bind follows its file, so one renamed
- * away, the log's rotation, or made anew, a workspace recreated, needs a
- * new view).
+ * away, or made anew, a workspace recreated, needs a new view).
  */
 static uint64_t
 fresh_key(const struct es_sbx_plan *pl)

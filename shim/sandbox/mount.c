@@ -494,7 +494,7 @@ cache_bind(const struct es_sbx_plan *pl, size_t i)
 
 /*
  * home private: an empty tmpfs over the home before the binds (the paths
- * bound back, the workspace, the log), read-only once they are in.
+ * bound back, the workspace, the rw paths), read-only once they are in.
  */
 static void
 home_private(const struct es_sbx_plan *pl, int seal)

@@ -22,6 +22,7 @@
 #include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -30,6 +31,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -165,28 +167,41 @@ userns_cause(int e, char *buf, size_t len)
 		    "optional\"", errstr(e, eb, sizeof(eb)));
 }
 
+/* The log file, opened once before the outer may join the session's view. */
+static int logfd = -1;
+
+/*
+ * Where records go, made ready while the outer still sees the host: the
+ * log file held open, or syslog's socket connected.  A joined outer is in
+ * the session's view, which holds neither the log nor /dev/log.
+ */
+static void
+log_open(const struct es_policy *p, const char *log)
+{
+	if (p->log == ES_LOG_SYSLOG)
+		openlog(NULL, LOG_NDELAY, LOG_AUTHPRIV);
+	else if (p->log != ES_LOG_OFF && p->log != ES_LOG_STDERR && log != NULL)
+		logfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+		    O_NOCTTY | O_CLOEXEC, 0600);
+}
+
 /* One record to where the policy logs: one write. */
 static void
-audit_put(const struct es_policy *p, const char *log, const char *line, long n)
+audit_put(const struct es_policy *p, const char *line, long n)
 {
-	int fd;
-
 	if (p->log == ES_LOG_STDERR)
 		(void)!write(STDERR_FILENO, line, (size_t)n);
 	else if (p->log == ES_LOG_SYSLOG)
 		syslog(LOG_AUTHPRIV | LOG_WARNING, "envshim: %.*s", (int)n - 1,
 		    line);
-	else if (log != NULL && (fd = open(log, O_WRONLY | O_APPEND | O_CREAT |
-	    O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600)) != -1) {
-		(void)!write(fd, line, (size_t)n);
-		close(fd);
-	}
+	else if (logfd >= 0)
+		(void)!write(logfd, line, (size_t)n);
 }
 
 /* "sandbox optional" without a sandbox: said in the audit log, one write. */
 static void
-audit_unconfined(const struct es_policy *p, const char *log,
-    const struct es_sbx_plan *pl, const char *reason)
+audit_unconfined(const struct es_policy *p, const struct es_sbx_plan *pl,
+    const char *reason)
 {
 	char line[ES_LOG_LINE];
 	struct es_audit a;
@@ -208,7 +223,7 @@ audit_unconfined(const struct es_policy *p, const char *log,
 	a.audit_mode = p->mode == ES_MODE_AUDIT;
 	a.p = p;
 	if ((n = es_audit_format(&a, line, sizeof(line))) > 0)
-		audit_put(p, log, line, n);
+		audit_put(p, line, n);
 }
 
 /*
@@ -217,8 +232,8 @@ audit_unconfined(const struct es_policy *p, const char *log,
  * `envshim log` shows as part of that launch.
  */
 static void
-audit_hidden(const struct es_policy *p, const char *log,
-    const struct es_sbx_plan *pl, const char *home)
+audit_hidden(const struct es_policy *p, const struct es_sbx_plan *pl,
+    const char *home)
 {
 	char line[ES_LOG_LINE];
 	const char **v;
@@ -248,8 +263,93 @@ audit_hidden(const struct es_policy *p, const char *log,
 	a.nhidden = k;
 	a.home = home;
 	if (k > 0 && (n = es_audit_format(&a, line, sizeof(line))) > 0)
-		audit_put(p, log, line, n);
+		audit_put(p, line, n);
 	free(v);
+}
+
+/*
+ * The socket the command's records come over (the log is not in the
+ * sandbox): a datagram socket, one message a record, that init binds at
+ * ES_LOG_SOCK in the command's own /dev/shm.  None when records go
+ * nowhere, or to stderr, which the shim inside writes itself.
+ */
+static void
+records_open(const struct es_policy *p, struct es_sbx_plan *pl)
+{
+	if (p->log == ES_LOG_SYSLOG || logfd >= 0)
+		pl->recfd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+}
+
+/*
+ * A message from inside that is no record, as a record of this outer's
+ * saying so, marked as from inside: its first ES_LOG_RAW bytes as one
+ * string (escaped: never as it came).
+ */
+static long
+rejected(const struct es_policy *p, const struct es_sbx_plan *pl,
+    const char *sess, const char *msg, size_t len, const char *why,
+    char *line, size_t cap)
+{
+	struct es_audit a;
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	memset(&a, 0, sizeof(a));
+	a.time_ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	a.hook = "sandbox";
+	a.path = "";
+	a.action = "rejected";
+	a.reason = why;
+	a.inside = 1;
+	a.sandbox = (long)pl->outer;
+	a.session = sess;
+	a.audit_mode = p->mode == ES_MODE_AUDIT;
+	a.p = p;
+	a.raw = msg;
+	a.nraw = len < ES_LOG_RAW ? len : ES_LOG_RAW;
+	return es_audit_format(&a, line, cap);
+}
+
+/*
+ * Up to max messages from inside, never waiting: each becomes a record of
+ * its own that this outer marks (es_audit_mark: "inside" and "sandbox"
+ * are its to say, never the sender's), or, when it is no record, one that
+ * says so.  0 when nothing is left to read now; -1 when the socket is
+ * broken.
+ */
+static int
+records(const struct es_policy *p, const struct es_sbx_plan *pl, int max)
+{
+	static char msg[ES_LOG_LINE], line[ES_LOG_LINE];
+	const char *sess = pl->s_dir != NULL ? strrchr(pl->s_dir, '/') + 1 : NULL;
+	struct iovec iov;
+	struct msghdr mh;
+	ssize_t r;
+	long n;
+
+	while (max-- > 0) {
+		iov.iov_base = msg;
+		iov.iov_len = sizeof(msg);
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		/* no room for control messages: descriptors sent are closed */
+		if ((r = recvmsg(pl->recfd, &mh, MSG_DONTWAIT)) == -1)
+			return errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == EINTR ? 0 : -1;
+		if (r == 0)
+			continue;	/* an empty message */
+		if (mh.msg_flags & MSG_TRUNC)
+			n = rejected(p, pl, sess, msg, (size_t)r,
+			    "longer than one record", line, sizeof(line));
+		else if ((n = es_audit_mark(msg, (size_t)r, (long)pl->outer,
+		    sess, line, sizeof(line))) < 0)
+			n = rejected(p, pl, sess, msg, (size_t)r,
+			    "not one audit record", line, sizeof(line));
+		if (n > 0)
+			audit_put(p, line, n);
+	}
+	return 0;
 }
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -390,6 +490,7 @@ main(int argc, char *argv[])
 	int msgp[2], alivep[2], flags, i, st = 0, got = 0, pe, joined;
 	ssize_t n;
 	struct es_sbx_msg m, fmsg;
+	struct pollfd pf[2];
 	pid_t ppid = getppid(), pid;
 	sigset_t all;
 	size_t k;
@@ -459,10 +560,13 @@ main(int argc, char *argv[])
 	pl.outer = getpid();
 	pl.gid = getgid();
 	pl.netns = !pol.network;
+	pl.logfd = pl.recfd = -1;
 	log = es_sbx_log_path(&pol, home);
+	log_open(&pol, log);
+	pl.logfd = logfd;
 	es_sbx_plan_session(&pl, &pol, home);
 	es_sbx_plan_mounts(&pl, &pol, home, log);
-	audit_hidden(&pol, log, &pl, home);
+	audit_hidden(&pol, &pl, home);
 
 	only_stdio(pl.path);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
@@ -484,6 +588,7 @@ main(int argc, char *argv[])
 		es_sbx_refuse("pipe: %s", strerror(errno));
 	pl.msgfd = msgp[1];
 	pl.alivefd = alivep[0];
+	records_open(&pol, &pl);
 
 	/* joined: the session's user namespace and view are already ours */
 	flags = (joined ? 0 : CLONE_NEWUSER) | CLONE_NEWNS | CLONE_NEWPID |
@@ -504,7 +609,7 @@ main(int argc, char *argv[])
 		userns_cause(errno, why, sizeof(why));
 		if (pol.sandbox != ES_SANDBOX_OPTIONAL)
 			es_sbx_refuse("%s", why);
-		audit_unconfined(&pol, log, &pl, why);
+		audit_unconfined(&pol, &pl, why);
 		unconfined(&pl);
 	}
 	es_sbx_sig_to(pid);
@@ -516,13 +621,32 @@ main(int argc, char *argv[])
 	 * status.  The status comes when nothing else runs inside, so the
 	 * outer ends then, without waiting for init: tearing down init's
 	 * namespaces (an RCU grace period for the mounts) need not delay
-	 * the caller.  A report cut short is init's death.
+	 * the caller.  A report cut short is init's death.  Meanwhile the
+	 * records from inside are written as they come, ES_LOG_BURST at a
+	 * time, so a flood of them never holds the report up; once the
+	 * status is in, what was sent before is taken, ES_LOG_DRAIN at most
+	 * (the socket's path, passed to another sandbox, could be sent to
+	 * for ever).
 	 */
 	memset(&fmsg, 0, sizeof(fmsg));
-	while (!got && ((n = read(msgp[0], &m, sizeof(m))) ==
-	    (ssize_t)sizeof(m) || (n == -1 && errno == EINTR))) {
-		if (n == -1)
+	pf[0].fd = msgp[0];
+	pf[1].fd = pl.recfd;
+	pf[0].events = pf[1].events = POLLIN;
+	while (!got) {
+		if (poll(pf, 2, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			es_sbx_refuse("poll: %s", strerror(errno));
+		}
+		if (pf[1].revents != 0 &&
+		    records(&pol, &pl, ES_LOG_BURST) == -1)
+			pf[1].fd = -1;
+		if (pf[0].revents == 0)
 			continue;
+		if ((n = read(msgp[0], &m, sizeof(m))) == -1 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(m))
+			break;
 		if (m.kind == ES_M_FAIL && fmsg.kind == 0)
 			fmsg = m;
 		else if (m.kind == ES_M_STATUS) {
@@ -530,6 +654,8 @@ main(int argc, char *argv[])
 			got = 1;
 		}
 	}
+	if (pf[1].fd >= 0)
+		(void)records(&pol, &pl, ES_LOG_DRAIN);
 	if (fmsg.kind == ES_M_FAIL && fmsg.step == ES_S_EXEC) {
 		dprintf(STDERR_FILENO, "envshim-sandbox: %s: %s\n", pl.path,
 		    strerror(fmsg.err));
@@ -549,7 +675,7 @@ main(int argc, char *argv[])
 		if (pol.sandbox != ES_SANDBOX_OPTIONAL ||
 		    fmsg.step == ES_S_PARENT || joined)
 			es_sbx_refuse("%s", why);
-		audit_unconfined(&pol, log, &pl, why);
+		audit_unconfined(&pol, &pl, why);
 		unconfined(&pl);
 	}
 	if (!got)

@@ -195,8 +195,8 @@ add_rw(struct es_sbx_plan *pl, const char *path)
 /*
  * Files that must stay visible inside, read-only, also under /tmp, which
  * the private /tmp covers (and /var/tmp, which a session's covers): the
- * shim (the shells' children are filtered by it, and records from inside
- * reach the log), the command itself, and the home.
+ * shim (the shells' children are filtered by it, and it sends their
+ * records to the outer), the command itself, and the home.
  */
 static void
 keep_file(struct es_sbx_plan *pl, const char *path)
@@ -477,7 +477,11 @@ plan_cache(struct es_sbx_plan *pl, const struct es_policy *p,
 	}
 }
 
-/* The audit log: created here if missing, so init can bind it writable. */
+/*
+ * The audit log: created here if missing (with its 0700 directory), so
+ * the outer can hold it open before it joins a session's view, and the
+ * directory is there to be hidden (plan_log).
+ */
 char *
 es_sbx_log_path(const struct es_policy *p, const char *home)
 {
@@ -491,6 +495,79 @@ es_sbx_log_path(const struct es_policy *p, const char *home)
 	    es_log_create(buf) != 0)
 		return NULL;
 	return xstrdup(buf);
+}
+
+/* Does dir hold (or is it) path?  A relative path or NULL: nothing. */
+static int
+holds(const char *dir, const char *path)
+{
+	return path != NULL && path[0] == '/' && covers(dir, path);
+}
+
+/*
+ * A regular file hidden, as named: never what a link there points to (a
+ * log linked to /dev/null must not cover /dev/null).  path is the
+ * caller's; a copy is kept.
+ */
+static void
+hide_regular(struct es_sbx_plan *pl, const char *path)
+{
+	struct stat st;
+	char *p;
+
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    !add_mnt(pl, ES_MK_HIDE_FILE, p = xstrdup(path)))
+		free(p);
+}
+
+/*
+ * The audit log is nothing of the sandbox's: a command's records go to
+ * its outer (outer.c), which writes them marked as from inside.  So the
+ * log is hidden, read and write: it holds the argv of every launch the
+ * agent made, and a record written there could pass for one of outside.
+ * Its directory goes, when it is envshim's own (named "envshim", as the
+ * default's is) and holds nothing the command needs: nothing named in it
+ * (the rotated PATH.1, a file renamed over the log) is left to see, and
+ * no bind on a file to lose to a rename.  Else the log and PATH.1, when
+ * they are files (a log that is a link is never written: O_NOFOLLOW).
+ */
+static void
+plan_log(struct es_sbx_plan *pl, const char *home, const char *log)
+{
+	const char *x = getenv("LD_PRELOAD");
+	char buf[ES_PATH_MAX], self[ES_PATH_MAX], *dir, *rh, *e;
+	ssize_t n;
+	size_t i;
+	int whole;
+
+	if (log == NULL || (e = strrchr(log, '/')) == NULL || e == log)
+		return;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(e - log), log);
+	if ((dir = realpath(buf, NULL)) == NULL)
+		return;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	rh = home != NULL ? realpath(home, NULL) : NULL;
+	whole = strcmp(dir, "/") != 0 &&
+	    strcmp(strrchr(dir, '/') + 1, "envshim") == 0 &&
+	    !holds(dir, pl->ws) && !holds(dir, pl->cwd) && !holds(dir, rh) &&
+	    !holds(dir, pl->path) && !holds(dir, pl->s_dir) &&
+	    !holds(dir, self) &&
+	    !(x != NULL && strpbrk(x, " :") == NULL && holds(dir, x));
+	free(rh);
+	for (i = 0; i < pl->nmnt && whole; i++)
+		if (pl->mnt[i].kind != ES_MK_HIDE_DIR &&
+		    pl->mnt[i].kind != ES_MK_HIDE_FILE &&
+		    pl->mnt[i].kind != ES_MK_RO && covers(dir, pl->mnt[i].path))
+			whole = 0;
+	if (whole) {
+		add_hide(pl, dir, 1);
+		return;
+	}
+	free(dir);
+	hide_regular(pl, log);
+	snprintf(buf, sizeof(buf), "%s.1", log);
+	hide_regular(pl, buf);
 }
 
 /* Every mount init will make, decided here where lookups are cheap. */
@@ -518,10 +595,9 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 		add_rw(pl, e);
 		free(e);
 	}
-	if (log != NULL)
-		add_rw(pl, log);
 	keep_shim(pl);
 	plan_hide(pl, p, home);
+	plan_log(pl, home, log);
 	/* the kept layers: no command sees another workspace's */
 	if (es_layer_dir(home, NULL, lb, sizeof(lb)) == 0)
 		add_hide(pl, xstrdup(lb), 1);

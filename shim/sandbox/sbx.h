@@ -67,7 +67,8 @@ struct es_sbx_plan {
 	const char	*path;		/* resolved command */
 	char		**argv;
 	char		**envp;
-	char		 nsvar[96];	/* "ENVSHIM_SANDBOX_NS=u:m:p", an envp slot */
+	char		 nsvar[128];	/* "ENVSHIM_SANDBOX_NS=u:m:p[:ino]", */
+					/* an envp slot */
 	pid_t		 outer;		/* this launch's pid as the log outside knows it */
 	const char	*ws;
 	const char	*cwd;
@@ -93,6 +94,10 @@ struct es_sbx_plan {
 	es_execve_fn	 exec;
 	int		 msgfd;		/* write end, close-on-exec */
 	int		 alivefd;	/* read end: EOF when the outer is gone */
+	int		 logfd;		/* the outer's log, or -1: init closes it */
+	int		 recfd;		/* records from inside: the outer's socket, */
+					/* init binds it at ES_LOG_SOCK; or -1 */
+	unsigned long long recino;	/* init: ES_LOG_SOCK's inode (nsvar's ino) */
 	sigset_t	 mask;		/* the caller's signal mask */
 };
 

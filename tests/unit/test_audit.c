@@ -402,6 +402,149 @@ hidden_paths_are_bounded(void **state)
 	}
 }
 
+/* es_audit_mark of a NUL-terminated message: the line, or NULL. */
+static const char *
+mark(const char *msg, const char *session)
+{
+	static char out[ES_LOG_LINE];
+	long n = es_audit_mark(msg, strlen(msg), 77, session, out, sizeof(out));
+
+	if (n < 0)
+		return NULL;
+	assert_true(n > 0 && (size_t)n < sizeof(out));
+	out[n] = '\0';
+	return out;
+}
+
+/*
+ * A record from inside keeps its members as they came, loses its own
+ * inside, sandbox and session, and gets the outer's, last.
+ */
+static void
+inside_record_is_marked_by_the_outer(void **state)
+{
+	char *argv[] = { "env", "-0", NULL };
+	struct es_audit a = { .time_ms = 1764493200123LL, .pid = 3, .ppid = 2,
+	    .hook = "execve", .path = "/usr/bin/env", .argv = argv, .action = "run",
+	    .inside = 1, .sandbox = 1234, .session = "9.8.abcdef", .p = &pol };
+	char rec[ES_LOG_LINE];
+	long n;
+
+	(void)state;
+	n = es_audit_format(&a, rec, sizeof(rec));
+	rec[n] = '\0';
+	assert_string_equal(mark(rec, "1.2.xyzxyz"),
+	    "{\"time\":\"2025-11-30T09:00:00.123Z\",\"pid\":3,\"ppid\":2,"
+	    "\"hook\":\"execve\",\"action\":\"run\",\"agent\":false,"
+	    "\"mode\":\"enforce\",\"path\":\"/usr/bin/env\",\"dropped\":[],"
+	    "\"rewritten\":[],\"argv\":[\"env\",\"-0\"],\"inside\":true,"
+	    "\"sandbox\":77,\"session\":\"1.2.xyzxyz\"}\n");
+	/* without a newline, and without a session of the outer's */
+	rec[n - 1] = '\0';
+	assert_non_null(strstr(mark(rec, NULL), ",\"inside\":true,\"sandbox\":77}\n"));
+	assert_null(strstr(mark(rec, NULL), "session"));
+	/* what a forger writes of inside, sandbox and session goes */
+	assert_string_equal(mark("{\"time\":\"t\",\"inside\":false,\"pid\":1,"
+	    "\"sandbox\":0,\"session\":\"x\",\"action\":\"run\",\"lost\":[{\"name\":"
+	    "\"K\",\"reason\":\"secret-name\"}]}", "s"),
+	    "{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"lost\":[{\"name\":\"K\","
+	    "\"reason\":\"secret-name\"}],\"inside\":true,\"sandbox\":77,"
+	    "\"session\":\"s\"}\n");
+}
+
+/* Anything but one record of the shape es_audit_format makes is no record. */
+static void
+inside_non_records_are_refused(void **state)
+{
+	static const char *const bad[] = {
+		"", "\n", "{}", "garbage", "[\"time\"]", "{\"time\":\"t\"}",
+		"{\"time\":\"t\",\"pid\":1}",
+		"{\"time\":1,\"pid\":1,\"action\":\"run\"}",
+		"{\"time\":\"t\",\"pid\":\"1\",\"action\":\"run\"}",
+		"{\"time\":\"t\",\"pid\":1.5,\"action\":\"run\"}",
+		"{\"time\":\"t\",\"pid\":1e3,\"action\":\"run\"}",
+		"{\"time\":\"t\",\"pid\":12345678901234567890,\"action\":\"run\"}",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\"",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\"}x",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\"}\n\n",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\"}\n{\"time\":\"t\",\"pid\":1,"
+		    "\"action\":\"run\",\"inside\":false}",
+		/* white space outside strings: a line break would split it */
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"argv\":[\n"
+		    "{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"inside\":false}\n]}",
+		"{ \"time\":\"t\",\"pid\":1,\"action\":\"run\"}",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"x\":\"a\nb\"}",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"r\xc3\xbcn\"}",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"x\":\"\\q\"}",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"x\":\"\\u00g0\"}",
+		/* keys are plain: an escape could spell inside */
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"insid\\u0065\":false}",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"Inside\":false}",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"\":false}",
+		/* no key twice, the outer's neither */
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"inside\":true,\"inside\":false}",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"action\":\"sandbox\"}",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"x\":[[[[[[[[1]]]]]]]]}",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"x\":tru}",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"x\":[1,]}",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"x\":{\"a\":1,}}",
+		"{\"time\":\"t\",\"pid\":1,\"action\":\"run\",\"x\":{1:1}}",
+	};
+	char msg[64], out[ES_LOG_LINE];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (mark(bad[i], "s") != NULL)
+			fail_msg("took %s", bad[i]);
+	/* a NUL inside is no record either */
+	memcpy(msg, "{\"time\":\"t\0\",\"pid\":1,\"action\":\"run\"}", 36);
+	assert_int_equal(es_audit_mark(msg, 36, 1, NULL, out, sizeof(out)), -1);
+	/* nesting up to the bound is taken */
+	assert_non_null(mark("{\"time\":\"t\",\"pid\":-1,\"action\":\"run\",\"x\":"
+	    "[[[[[[{\"a\":null}]]]]]],\"y\":\"\\u001b\\\\\\\"\"}", NULL));
+}
+
+/* The outer's marks must fit too: a record too long for the line is none. */
+static void
+inside_record_longer_than_a_line(void **state)
+{
+	static char msg[ES_LOG_LINE + 256], out[ES_LOG_LINE];
+	size_t n;
+
+	(void)state;
+	n = (size_t)snprintf(msg, sizeof(msg), "{\"time\":\"t\",\"pid\":1,"
+	    "\"action\":\"run\",\"argv\":[\"");
+	memset(msg + n, 'a', ES_LOG_LINE - ES_LOG_MARK - n - 4);
+	memcpy(msg + ES_LOG_LINE - ES_LOG_MARK - 4, "\"]}\n", 4);
+	n = ES_LOG_LINE - ES_LOG_MARK;
+	assert_true(es_audit_mark(msg, n, 4194304, "12345678.1234567890.abcdef",
+	    out, sizeof(out)) > 0);
+	memset(msg + n - 4, 'a', 200);
+	memcpy(msg + n + 196, "\"]}\n", 4);
+	assert_int_equal(es_audit_mark(msg, n + 200, 1, "s", out, sizeof(out)), -1);
+}
+
+/* A message that was no record, kept as a string: escaped, never raw. */
+static void
+rejected_message_is_a_string(void **state)
+{
+	const char raw[] = "x\n{\"inside\":false}\x1b\xff";
+	struct es_audit a = { .hook = "sandbox", .path = "", .action = "rejected",
+	    .reason = "not one audit record", .inside = 1, .sandbox = 9, .p = &pol,
+	    .raw = raw, .nraw = sizeof(raw) - 1 };
+	char buf[ES_LOG_LINE];
+	long n;
+
+	(void)state;
+	n = es_audit_format(&a, buf, sizeof(buf));
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, ",\"raw\":\"x\\u000a{\\\"inside\\\":false}"
+	    "\\u001b\\u00ff\",\"argv\":[]}\n"));
+	assert_int_equal((long)(strchr(buf, '\n') - buf), n - 1);
+}
+
 int
 main(void)
 {
@@ -417,6 +560,10 @@ main(void)
 		cmocka_unit_test_setup(program_kept_and_lost, setup),
 		cmocka_unit_test_setup(lost_when_the_block_is_environ, setup),
 		cmocka_unit_test_setup(hidden_paths_are_bounded, setup),
+		cmocka_unit_test_setup(inside_record_is_marked_by_the_outer, setup),
+		cmocka_unit_test_setup(inside_non_records_are_refused, setup),
+		cmocka_unit_test_setup(inside_record_longer_than_a_line, setup),
+		cmocka_unit_test_setup(rejected_message_is_a_string, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

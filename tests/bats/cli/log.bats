@@ -232,3 +232,53 @@ assert [r["action"] for r in d["records"]] == ["run", "sandbox", "hidden", "hidd
 assert d["summary"]["launches"] == 3, d
 ' <<<"$output"
 }
+
+@test "a record from inside a sandbox is shown, marked, and never with a program rule to add" {
+	cat > "$LOG" <<'J'
+{"time":"2025-11-30T09:00:00Z","pid":10,"ppid":1,"path":"/a","argv":["a"],"action":"run","agent":true,"inside":false}
+{"time":"2025-11-30T09:00:01Z","pid":11,"ppid":10,"path":"/usr/bin/python3","argv":["python3","/srv/mcp.py"],"action":"run","inside":false,"lost":[{"name":"GITHUB_TOKEN","reason":"secret-name"}]}
+{"time":"2025-11-30T09:00:02Z","pid":12,"ppid":10,"path":"/bin/bash","argv":["bash","-c","x"],"action":"sandbox","inside":false}
+{"time":"2025-11-30T09:00:03Z","pid":4242,"ppid":1,"path":"/opt/helper/mcp.py","argv":["python3","/opt/helper/mcp.py"],"action":"run","lost":[{"name":"ANTHROPIC_API_KEY","reason":"secret-name"}],"inside":true,"sandbox":12}
+J
+	run -0 "$ENVSHIM" log "$LOG"
+	[ "${lines[0]}" = "10 a  [run] (agent)" ]
+	[ "${lines[1]}" = "|- 11 python3 /srv/mcp.py  [run]" ]
+	[ "${lines[2]}" = "|     lost: GITHUB_TOKEN (secret-name); to let it through: program python3 /srv/mcp.py keep GITHUB_TOKEN" ]
+	[ "${lines[3]}" = "\`- 12 bash -c x  [sandbox]" ]
+	[ "${lines[4]}" = "   \`- 4242 python3 /opt/helper/mcp.py  [run] (inside sandbox)" ]
+	[ "${lines[6]}" = "         lost: ANTHROPIC_API_KEY (secret-name)" ]
+	[ "$(grep -c 'let it through' <<<"$output")" -eq 1 ]
+}
+
+# A record that came from inside, appended by the agent itself (which
+# is not confined): the report at its exit says nothing of it, and does
+# of the same record from outside (the control).  As the user running
+# the suite, and as nobody when that is root.
+@test "at the agent's exit, envshim gives no advice for a record from inside" {
+	R=$(mktemp -d /var/tmp/envshim-clog.XXXXXX)
+	chmod 755 "$R"
+	cp "$ENVSHIM" "${ENVSHIM%/*}/libenvshim.so" "${ENVSHIM%/*}/envshim-sandbox" "$R/"
+	chmod a+rx "$R"/*
+	inside='{"time":"2025-11-30T09:00:03Z","pid":4242,"ppid":1,"hook":"execve","path":"/opt/helper/mcp.py","argv":["python3","/opt/helper/mcp.py"],"action":"run","lost":[{"name":"ANTHROPIC_API_KEY","reason":"secret-name"}],"inside":true,"sandbox":12}'
+	outside=${inside/'"inside":true,"sandbox":12'/'"inside":false'}
+	users=(me)
+	[ "$(id -u)" != 0 ] || users+=(nobody)
+	for u in "${users[@]}"; do
+		as=()
+		[ "$u" = me ] || as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		for rec in "$inside" "$outside"; do
+			rm -rf "$R/u"
+			mkdir -p "$R/u/home" "$R/u/state"
+			[ "$u" = me ] || chown -R 65534:65534 "$R/u"
+			run -0 "${as[@]}" env -i HOME="$R/u/home" PATH=/usr/bin:/bin \
+				XDG_STATE_HOME="$R/u/state" REC="$rec" "$R/envshim" -- /bin/sh -c \
+				'printf "%s\n" "$REC" >>"$XDG_STATE_HOME/envshim/audit.jsonl"'
+			if [ "$rec" = "$inside" ]; then
+				[[ "$output" != *"let it through"* ]]
+			else
+				[ "$output" = "envshim: mcp.py lost ANTHROPIC_API_KEY (secret-name); to let it through: program mcp.py keep ANTHROPIC_API_KEY" ]
+			fi
+		done
+	done
+	rm -rf "$R"
+}

@@ -78,16 +78,25 @@ policy() {
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 2 ]
 	[ -n "${lines[0]}" ]
-	# namespaces, then the helper's own pid outside (for the log's tree)
-	[ "${lines[0]%:*}" = "${lines[1]}" ]
-	[[ "${lines[0]##*:}" =~ ^[1-9][0-9]*$ ]]
+	# namespaces, then the helper's own pid outside (for the log's tree),
+	# then the inode of the socket records go over
+	IFS=: read -r u m pid ino <<<"${lines[0]}"
+	[ "$u:$m" = "${lines[1]}" ]
+	[[ "$pid" =~ ^[1-9][0-9]*$ ]]
+	[[ "$ino" =~ ^[1-9][0-9]*$ ]]
+	# that is the socket in the command's own /dev/shm, which it reaches
+	# by its path, not by a descriptor: still only 0, 1 and 2 cross
+	run sbx -- sh -c 'stat -c "%F %i" /dev/shm/.envshim-log; echo "${ENVSHIM_SANDBOX_NS##*:}"; echo $(ls /proc/self/fd/)'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "socket ${lines[1]}" ]
+	[ "${lines[2]}" = "0 1 2 3" ]	# 3: ls's own
 }
 
 @test "a forged ENVSHIM_SANDBOX_NS is replaced" {
 	run user ENVSHIM_SANDBOX_NS=1:2 "$SBX" -- sh -c 'env | grep -c "^ENVSHIM_SANDBOX_NS="; echo $ENVSHIM_SANDBOX_NS'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = 1 ]
-	[[ "${lines[1]}" =~ ^[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*$ ]]
+	[[ "${lines[1]}" =~ ^[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*$ ]]
 	[ "${lines[1]}" != "1:2" ]
 }
 
@@ -460,10 +469,11 @@ interrupt() {
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = ran ]
 	[[ "${lines[1]}" == *"NoNewPrivs:	1"* ]]
-	[ "$(wc -l <"$ROOT/audit.jsonl")" -eq 1 ]
+	# the helper's record of what it hides, then this one
 	python3 -c 'import json,sys
-r=json.loads(open(sys.argv[1]).read())
-assert r["action"]=="unconfined", r
+r=[json.loads(l) for l in open(sys.argv[1])]
+assert [x["action"] for x in r]==["hidden","unconfined"], r
+r=r[1]
 assert "user.max_user_namespaces=0" in r["reason"], r
 assert r["argv"]==["sh","-c","echo ran; grep NoNewPrivs /proc/self/status"], r' "$ROOT/audit.jsonl"
 }
@@ -475,15 +485,53 @@ assert r["argv"]==["sh","-c","echo ran; grep NoNewPrivs /proc/self/status"], r' 
 	[ "$output" = "$(readlink /proc/self/ns/mnt)" ]
 }
 
-@test "the audit log stays writable inside" {
-	mkdir -p "$H/.local/state/envshim"
-	echo '{"first":1}' >"$H/.local/state/envshim/audit.jsonl"
-	[ "$(id -u)" = 0 ] && chown -R 65534:65534 "$H"
-	run sbx -- sh -c 'echo "{\"inside\":true}" >>"$HOME/.local/state/envshim/audit.jsonl" && echo appended; touch "$HOME/.local/state/envshim/other" 2>&1 || echo other-ro'
-	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = appended ]
-	[[ "$output" == *"Read-only file system"* ]]
-	[ "$(tail -n1 "$H/.local/state/envshim/audit.jsonl")" = '{"inside":true}' ]
+# The log holds the argv of every launch the agent made, and a line
+# written there would pass for a record: inside it can be neither read
+# nor written.  In envshim's own directory (the default) the directory
+# goes; elsewhere the log and its .1.  What comes over the records'
+# socket instead is written by the outer, marked as from inside.
+@test "the audit log can be neither read nor written inside; a record sent instead is marked by the outer" {
+	mkdir -p "$H/.local/state/envshim" "$ROOT/logs"
+	for d in "$H/.local/state/envshim" "$ROOT/logs"; do
+		echo '{"first":1}' >"$d/audit.jsonl"
+		echo '{"old":1}' >"$d/audit.jsonl.1"
+	done
+	echo other >"$ROOT/logs/other"
+	cat >"$ROOT/send.py" <<'PY'
+import socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.sendto(b'{"time":"t","pid":1,"action":"run","inside":false}', "/dev/shm/.envshim-log")
+print("sent")
+PY
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$H" "$ROOT/logs" "$ROOT/send.py"
+	policy "log $ROOT/logs/audit.jsonl"
+	for log in "$H/.local/state/envshim/audit.jsonl" "$ROOT/logs/audit.jsonl"; do
+		p=()
+		[ "$log" = "$H/.local/state/envshim/audit.jsonl" ] || p=(--policy "$ROOT/policy")
+		run sbx "${p[@]}" -- sh -c 'cat "$1" "$1.1"; echo x >>"$1" && echo appended
+			cat </dev/null >"$1" && echo truncated; mv "$1.1" "$1" && echo moved
+			ls -A "${1%/*}"; python3 "$2"' _ "$log" "$ROOT/send.py"
+		[ "$status" -eq 0 ]
+		[[ ! "$output" =~ first|old|appended|truncated|moved ]]
+		grep -qx sent <<<"$output"
+		[ "$(head -n1 "$log")" = '{"first":1}' ]
+		[ "$(cat "$log.1")" = '{"old":1}' ]
+		run -0 python3 -c 'import json, sys
+r = json.loads(open(sys.argv[1]).readlines()[-1])
+assert r["inside"] is True and r["sandbox"] > 0 and r["action"] == "run", r
+print(sorted(r))' "$log"
+		[ "$output" = "['action', 'inside', 'pid', 'sandbox', 'time']" ]
+	done
+	# envshim's directory is empty inside; another keeps what else it holds
+	run -0 sbx -- ls -A "$H/.local/state/envshim"
+	[ -z "$output" ]
+	run -0 sbx --policy "$ROOT/policy" -- ls -A "$ROOT/logs"
+	[ "$(echo $output)" = "audit.jsonl audit.jsonl.1 other" ]
+	# a log that is a link (to /dev/null: logging off) hides no file
+	ln -s /dev/null "$ROOT/logs/null.jsonl"
+	policy "log $ROOT/logs/null.jsonl"
+	run -0 sbx --policy "$ROOT/policy" -- sh -c 'echo x >/dev/null && echo null-ok'
+	[ "$output" = null-ok ]
 }
 
 @test "a workspace that is / or holds HOME is refused" {
