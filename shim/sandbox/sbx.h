@@ -67,7 +67,7 @@ struct es_sbx_plan {
 	pid_t		 outer;		/* this launch's pid as the log outside knows it */
 	const char	*ws;
 	const char	*cwd;
-	const char	*tmpsub;	/* $TMPDIR below /tmp, or NULL */
+	const char	*tmpsub;	/* $TMPDIR below /tmp (no session), or NULL */
 	const char	*s_tmp;		/* the session's tmp/: /tmp, or NULL */
 	const char	*s_vartmp;	/* the session's var-tmp/: /var/tmp */
 	const char	*s_home;	/* the home, under the session's layer, */
