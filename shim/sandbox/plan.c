@@ -510,12 +510,13 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	/* the kept layers: no command sees another workspace's */
 	if (es_layer_dir(home, NULL, lb, sizeof(lb)) == 0)
 		add_hide(pl, xstrdup(lb), 1);
+	/* copies: the keeper and the mapper scrub the environment (init.c) */
 	if ((x = getenv("XDG_RUNTIME_DIR")) != NULL)
-		add_hide(pl, (char *)x, 0);
+		add_hide(pl, xstrdup(x), 1);
 	snprintf(buf, sizeof(buf), "/run/user/%lu", (unsigned long)pl->uid);
 	add_hide(pl, xstrdup(buf), 1);
 	if ((x = getenv("SSH_AUTH_SOCK")) != NULL)
-		add_hide(pl, (char *)x, 0);
+		add_hide(pl, xstrdup(x), 1);
 	for (i = 0; i < sizeof(default_ro) / sizeof(default_ro[0]); i++)
 		if (add_mnt(pl, ES_MK_RO, default_ro[i]))
 			pl->mnt[pl->nmnt - 1].mkdir =
@@ -726,7 +727,7 @@ es_sbx_plan_session(struct es_sbx_plan *pl, const struct es_policy *p,
 		free(v);
 		return;
 	}
-	pl->s_dir = d;
+	pl->s_dir = d = xstrdup(d);
 	pl->s_tmp = t;
 	pl->s_vartmp = v;
 	plan_home(pl, p, d, home);

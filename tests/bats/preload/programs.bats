@@ -528,3 +528,77 @@ npx_cache_poisoned_in_the_layer() {
 	npx_setup
 	each_user npx_cache_poisoned_in_the_layer
 }
+
+# peek PID SECRET...: what a process of the agent's user reads of the
+# helper's processes below PID (tests/progs/peek_procs.py).  Root with
+# CAP_SYS_PTRACE, CAP_SYS_ADMIN or CAP_PERFMON reads any process; root in
+# a container's default set (Docker's) has none of them, as here.
+peek() {
+	if [ "$WHO" = root ]; then
+		setpriv --bounding-set -sys_ptrace,-sys_admin,-perfmon \
+			/usr/bin/python3 "$ROOT/tests/progs/peek_procs.py" "$@"
+	else
+		as_nobody /usr/bin/python3 "$ROOT/tests/progs/peek_procs.py" "$@"
+	fi
+}
+
+# hold: two fifos a sandboxed command meets, in the workspace (bound at its
+# path in every view): it says "up" on one, then waits on the other.
+# up_then_go CMD...: waits for "up" (two minutes at most: a hang guard),
+# runs CMD, then lets the command go; neither end blocks if it died.
+hold() {
+	rm -f "$V/ws/.up" "$V/ws/.hold"
+	mkfifo -m 666 "$V/ws/.up" "$V/ws/.hold"
+	HOLD="echo up >$V/ws/.up; read x <$V/ws/.hold"
+}
+
+up_then_go() {
+	local up go r=0
+	exec {up}<>"$V/ws/.up" {go}<>"$V/ws/.hold"
+	read -r -t 120 _ <&"$up" || r=1
+	[ "$r" != 0 ] || "$@" || r=1
+	echo go >&"$go"
+	exec {up}<&- {go}<&-
+	return "$r"
+}
+
+# peek_held ARGS...: the agent (mcp ARGS, its output in $V/out) while a
+# sandboxed command of it is held (hold), peeked at for $TOK; the lines
+# in $output.  No helper process may show it.
+peek_held() {
+	mcp "$@" >"$V/out" 2>&1 3>&- &
+	BGPID=$!
+	up_then_go run peek "$BGPID" "$TOK"
+	wait "$BGPID"
+	BGPID=
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q ' outer ' <<<"$output"
+	lacks leak
+}
+
+helpers_of_a_marked_command() {
+	policy "program mcp_server.py keep GITHUB_PERSONAL_ACCESS_TOKEN"
+	hold
+	peek_held -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- "$SRV" \
+		--report GITHUB_PERSONAL_ACCESS_TOKEN --child-cmd "$HOLD"
+	grep -q ' init ' <<<"$output"
+	output=$(cat "$V/out")
+	[ "$(rep child.status)" = 0 ]
+}
+
+@test "while a marked command runs, the helper's outer, init and keeper show the token to no process of the user" {
+	each_user helpers_of_a_marked_command
+}
+
+the_keeper_of_a_session() {
+	policy "keep KEPT_FOR_SHELLS"
+	hold
+	peek_held KEPT_FOR_SHELLS="$TOK" -- -s "$HOLD" -- "$SRV"
+	# the view's keeper, built for that first command, holds none of its environment
+	grep -q ' keeper environ:clean mem:clean$' <<<"$output"
+}
+
+@test "a session's keeper holds nothing of its first command's environment" {
+	each_user the_keeper_of_a_session
+}
