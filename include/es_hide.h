@@ -70,6 +70,20 @@ struct es_home_cache {
 extern const struct es_home_cache es_home_cache[];
 extern const size_t es_home_ncache;
 
+/*
+ * What an agent's own shell machinery writes and the agent reads back,
+ * outside the sandbox: bound writable at its real path into every
+ * sandbox where it exists (plan.c), each with the agent it serves.  So a
+ * file there is one a sandboxed command could have written, and never
+ * gets a program rule's names (launch.c).  "~/..." paths.
+ */
+struct es_agent_state {
+	const char	*path;
+	const char	*agent;
+};
+extern const struct es_agent_state es_agent_state[];
+extern const size_t es_agent_nstate;
+
 /* The entry whose path is exactly s (n bytes), not a KEEP one; or NULL. */
 const struct es_hide_entry *es_hide_find(const char *s, size_t n);
 

@@ -45,6 +45,9 @@
 #define ES_PKG_DEPTH		32	/* JSON nesting a package.json may have */
 #define ES_PKG_JSON_MAX		(1L << 20) /* bytes of a package.json read */
 #define ES_TREE_MAX		4	/* directories of the agent's install */
+#define ES_WRITABLE_MAX		(ES_MAX_PATHS + 8)	/* where sandboxed commands */
+					/* write: rw paths, workspace, sessions, ... */
+#define ES_LINKS_MAX		40	/* symlinks one path resolves through */
 #define ES_OWN_MAX		1024	/* entries of the agent's starting environment */
 					/* remembered, by hash, for "lost" */
 #define ES_TREE_UP		8	/* levels from the agent's file to its package.json */

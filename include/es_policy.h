@@ -43,6 +43,8 @@ enum es_reason {
 	ES_R_PROGRAM,		/* "program": kept by a program rule */
 	ES_R_TAME,		/* "tame": an inert taming value, into the sandbox */
 	ES_R_INSIDE,		/* "inside": set inside the sandbox, for inside */
+	ES_R_WRITABLE,		/* "writable": a program rule's, withheld from a */
+				/* file a sandboxed command could have written */
 	ES_R__COUNT
 };
 
@@ -175,6 +177,12 @@ struct es_verdict {
 #define ES_F_INSIDE	0x4
 /* A launch of (or inside) program rule i: its keeps apply.  i < ES_MAX_PROGRAMS. */
 #define ES_F_PROGRAM(i)	(0x100u | ((unsigned int)(i) << 16))
+/*
+ * With ES_F_PROGRAM(i): the target is a file a sandboxed command could
+ * have written, so the names rule i keeps are dropped instead (reason
+ * "writable"), inside the sandbox too.
+ */
+#define ES_F_WITHHOLD	0x8
 
 /* ---- policy.c / parse.c: building and printing a policy ---- */
 

@@ -29,8 +29,11 @@
 #define ES_CAP_CONFIG	(ES_POLICY_TEXT_MAX + 32)	/* ENVSHIM_CONFIG=... */
 #define ES_CAP_PROGRAM	(ES_PATH_MAX + 64)		/* ENVSHIM_PROGRAM=i:file:line */
 #define ES_CAP_SESSION	(ES_PATH_MAX + 32)		/* ENVSHIM_SESSION=... */
-/* Room for all of them at their largest, the helper and the log path. */
-#define ES_SHIM_TEXT	(1 + ES_CAP_PRELOAD + 2 * ES_PATH_MAX + 2 * ES_CAP_AGENT + \
+/*
+ * Room for all of them at their largest, the helper, the log path, and
+ * the home and kept layers' directory (what a program rule checks).
+ */
+#define ES_SHIM_TEXT	(1 + ES_CAP_PRELOAD + 4 * ES_PATH_MAX + 2 * ES_CAP_AGENT + \
 			 ES_CAP_TREE + ES_CAP_NS + ES_CAP_WS + ES_CAP_LAUNCH + \
 			 ES_CAP_CONFIG + ES_CAP_PROGRAM + ES_CAP_SESSION)
 
@@ -107,6 +110,8 @@ struct es_shim {
 	/* Each "" until set once; all point into text. */
 	char			*helper;	/* next to the shim: es_helper */
 	char			*log_path;
+	char			*home;		/* $HOME at load; "" unknown */
+	char			*layers;	/* the kept layers (es_layer_dir) */
 	char			*e_preload;
 	char			*e_agent;
 	char			*e_agent_self;	/* e_agent marked: "you are the agent" */

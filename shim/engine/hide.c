@@ -772,3 +772,19 @@ es_hide_format(char *buf, size_t len)
 		buf[off < len ? off : len - 1] = '\0';
 	return off < len ? (long)off : -1;
 }
+
+/*
+ * What the agents hand through their temp directory needs no entry: it
+ * is the session's (Claude Code's cwd file, Gemini CLI's and Qwen Code's
+ * bgpids and pwd files, pi's output log); Codex writes its shell
+ * snapshot itself from the shell's output, and opencode has none.
+ */
+const struct es_agent_state es_agent_state[] = {
+	{ "~/.claude/shell-snapshots", "Claude Code: the shell snapshot its "
+	    "first shell writes and every later one sources" },
+	{ "~/.claude/session-env", "Claude Code: the exports its SessionStart, "
+	    "Setup, CwdChanged and FileChanged hooks write to CLAUDE_ENV_FILE "
+	    "(session-env/SESSION/EVENT-hook-N.sh), which it applies to every "
+	    "later Bash command" },
+};
+const size_t es_agent_nstate = sizeof(es_agent_state) / sizeof(es_agent_state[0]);

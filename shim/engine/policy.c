@@ -32,6 +32,7 @@ static const char *const reason_names[ES_R__COUNT] = {
 	[ES_R_PROGRAM] = "program",
 	[ES_R_TAME] = "tame",
 	[ES_R_INSIDE] = "inside",
+	[ES_R_WRITABLE] = "writable",
 };
 
 void
@@ -702,8 +703,10 @@ decide(const struct ctx *c, const char *s, size_t nlen,
 	for (k = 0; named && k < p->nsets; k++)
 		if (same_name(p->sets[k].s, s, nlen))
 			return V(ES_DROP, ES_R_POLICY);
+	/* a file the model could have written gets none of them, inside too */
 	if (c->prog != NULL && program_keeps(c->prog, s, nlen) != NULL)
-		return V(ES_KEEP, ES_R_PROGRAM);
+		return (c->flags & ES_F_WITHHOLD) ? V(ES_DROP, ES_R_WRITABLE) :
+		    V(ES_KEEP, ES_R_PROGRAM);
 	/* nothing set inside can leave: the boundary filtered what came in */
 	if (inside)
 		return V(ES_KEEP, ES_R_INSIDE);

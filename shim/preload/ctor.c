@@ -179,6 +179,29 @@ init_child(struct es_shim *s, char *const *vars)
 }
 
 /*
+ * What a program rule's check needs to know where sandboxed commands
+ * write (es_planted in launch.c): the home their "~/" paths name and the
+ * kept layers' directory, found as the helper finds them in this same
+ * environment.  Only where a rule can apply: outside the sandbox.
+ */
+static void
+writable_places(struct es_shim *s)
+{
+	const char *h = getenv("HOME");
+	char buf[ES_PATH_MAX];
+	char *t;
+
+	if (s->broken || s->inside || s->pol.nprograms == 0)
+		return;
+	if (h != NULL && h[0] == '/' &&
+	    (t = es_text_put(s, ES_PATH_MAX, NULL, h)) != NULL)
+		s->home = t;
+	if (es_layer_dir(h, NULL, buf, sizeof(buf)) == 0 &&
+	    (t = es_text_put(s, ES_PATH_MAX, NULL, buf)) != NULL)
+		s->layers = t;
+}
+
+/*
  * Contain mode is on when ES_CONTAIN_FILE exists: `envshim --contain`
  * puts it, with /etc/ld.so.preload, into a read-only overlay on /etc in
  * the agent's namespace, so no descendant can change or lose it (the
@@ -564,6 +587,7 @@ es_shim_init(struct es_shim *s, char **argv)
 	else if (contain == 0)
 		init_child(s, environ);
 	free(cbuf);
+	writable_places(s);
 	s->forced[k++] = s->e_preload;
 	if (s->e_config[0] != '\0')
 		s->forced[k++] = s->e_config;

@@ -112,7 +112,7 @@ exec_one(const struct req *r, const char *path, int search)
 	} else if (t.agent && t.handed)
 		pl.handover = t.handed_to;
 	pl.agent = t.agent;
-	pl.program = es_program_for(&st, &t, target, r->argv);
+	pl.program = es_program_for(&st, &t, target, r->argv, 0, &pl.withhold);
 	pl.action = es_decide(&st, &t, &why);
 	pl.why = why;
 	if (es_plan_make(&st, &pl, r->argv, NULL) != 0) {
@@ -156,7 +156,7 @@ exec_one(const struct req *r, const char *path, int search)
 		struct es_target sh = { .found = 1, .shell = 1 };
 
 		pl.target = "/bin/sh";
-		pl.program = 0;		/* a shell is never a program rule's */
+		pl.program = pl.withhold = 0;	/* a shell is never a rule's */
 		pl.action = es_decide(&st, &sh, &why);
 		pl.why = why;
 		es_plan_release(&pl);
@@ -460,7 +460,9 @@ spawn_common(const char *hook, pid_t *pidp, int *pidfd, const char *file,
 	}
 	es_plan_init(&pl, hook, path, path, envp != NULL ? envp : empty_env);
 	pl.agent = t.agent;
-	pl.program = es_program_for(&st, &t, path, argv);
+	pl.cwd_unknown = fa != NULL;
+	pl.program = es_program_for(&st, &t, path, argv, pl.cwd_unknown,
+	    &pl.withhold);
 	if (t.agent && t.handed)
 		pl.handover = t.handed_to;
 	/*

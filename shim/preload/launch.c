@@ -9,17 +9,26 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 #include <sys/xattr.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "es_hide.h"
 #include "shim.h"
+
+/* statfs(2) f_flags: the kernel reports the mount flags (linux/statfs.h). */
+#ifndef ST_VALID
+#define ST_VALID	0x0020
+#endif
 
 /*
  * How the judge opens what it reads.  O_NONBLOCK: a FIFO named as the
@@ -656,41 +665,321 @@ es_helper(const struct es_shim *s)
 	return NULL;
 }
 
-/* ---- program rules: the agent's own launches of programs the user named ---- */
+/* ---- what a sandboxed command could have written ---- */
 
-/* Is the file real (resolved) in the workspace, which sandboxed shells write? */
-static int
-in_workspace(const struct es_shim *s, const char *real)
+/*
+ * Outside the sandbox, where sandboxed commands write, by dev:ino of
+ * what each path holds now: what the helper binds writable (the
+ * workspace, the policy's rw paths, the agents' state directories, the
+ * log), every session of this user (its /tmp, /var/tmp and home layer)
+ * and the kept layers.  By inode, so the same directory reached by
+ * another path (a bind mount of it) is known too.
+ */
+struct roots {
+	size_t	n;
+	dev_t	dev[ES_WRITABLE_MAX];
+	ino_t	ino[ES_WRITABLE_MAX];
+};
+
+static void
+root_add(struct roots *r, const char *path)
 {
-	const char *ws = s->e_ws;
-	size_t n;
+	struct stat st;
 
-	if (strncmp(ws, "ENVSHIM_WORKSPACE=", 18) != 0)
-		return 0;
-	ws += 18;
-	n = strlen(ws);
-	if (n == 0 || (n == 1 && ws[0] == '/'))
-		return 0;
-	return strncmp(real, ws, n) == 0 && real[n] == '/';
+	if (r->n < ES_WRITABLE_MAX && path[0] == '/' && stat(path, &st) == 0) {
+		r->dev[r->n] = st.st_dev;
+		r->ino[r->n++] = st.st_ino;
+	}
 }
+
+/* A policy path as the helper expands it: "~/x" in the home, "x" in the workspace. */
+static void
+root_path(struct roots *r, const struct es_shim *s, const char *ws, const char *p)
+{
+	char buf[ES_PATH_MAX];
+	int bad = 0;
+
+	buf[0] = '\0';
+	if (p[0] == '~' && (p[1] == '/' || p[1] == '\0')) {
+		if (s->home[0] == '\0')
+			return;
+		bad = es_cat(buf, sizeof(buf), s->home) | es_cat(buf, sizeof(buf), p + 1);
+	} else if (p[0] != '/')
+		bad = es_cat(buf, sizeof(buf), ws) | es_cat(buf, sizeof(buf), "/") |
+		    es_cat(buf, sizeof(buf), p);
+	else
+		bad = es_cat(buf, sizeof(buf), p);
+	if (bad == 0)
+		root_add(r, buf);
+}
+
+static void
+roots(const struct es_shim *s, struct roots *r)
+{
+	const char *ws = strncmp(s->e_ws, "ENVSHIM_WORKSPACE=", 18) == 0 ?
+	    s->e_ws + 18 : "";
+	char base[48], d[24];
+	size_t i;
+
+	r->n = 0;
+	if (ws[0] == '/')
+		root_add(r, ws);
+	base[0] = '\0';
+	es_cat(base, sizeof(base), "/tmp/envshim-");
+	es_cat(base, sizeof(base), decimal(d, (unsigned long long)getuid()));
+	root_add(r, base);
+	root_add(r, s->layers);
+	root_add(r, s->log_path);
+	for (i = 0; i < s->pol.nrw; i++)
+		root_path(r, s, ws, s->pol.rw[i].s);
+	for (i = 0; i < es_agent_nstate; i++)
+		root_path(r, s, ws, es_agent_state[i].path);
+}
+
+static int
+is_root(const struct roots *r, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->dev[i] == st->st_dev && r->ino[i] == st->st_ino)
+			return 1;
+	return 0;
+}
+
+/*
+ * Inside the sandbox the mounts say it: what is not on a read-only mount
+ * a sandboxed command can write.  A kernel that does not report the
+ * flags (no ST_VALID) says writable.
+ */
+static int
+rw_mount(int fd)
+{
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) != 0 || !(sf.f_flags & ST_VALID) ||
+	    !(sf.f_flags & ST_RDONLY);
+}
+
+/* Outside: is the directory fd, or one above it, where sandboxed commands write? */
+static int
+under_root(const struct roots *r, int fd)
+{
+	struct stat st, up;
+	int cur = fd, next, k;
+
+	for (k = 0; k < 256; k++) {
+		if (fstat(cur, &st) != 0 || is_root(r, &st))
+			break;
+		next = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (cur != fd)
+			close(cur);
+		cur = next;
+		if (cur < 0 || fstat(cur, &up) != 0)
+			break;
+		if (up.st_dev == st.st_dev && up.st_ino == st.st_ino) {
+			close(cur);
+			return 0;	/* the root directory: none above */
+		}
+	}
+	if (cur >= 0 && cur != fd)
+		close(cur);
+	return 1;
+}
+
+/* Is what fd (just entered, stat st) holds writable from the sandbox? */
+static int
+writable(const struct es_shim *s, const struct roots *r, int fd,
+    const struct stat *st)
+{
+	return s->inside ? rw_mount(fd) : is_root(r, st);
+}
+
+/*
+ * Could a sandboxed command have written the file path names, or changed
+ * which file it names?  It could when any directory the name's
+ * resolution looks a component up in (each symlink's too) is one it
+ * writes, or the file itself is.  Inside the sandbox that is whatever is
+ * not on a read-only mount; outside, the places roots() lists and what
+ * lies below them.  A relative path starts at the working directory, or,
+ * cwd_unknown (a spawn's file actions may change it), counts as written.
+ * So does anything that cannot be resolved, but for a name missing in a
+ * directory no sandboxed command writes: nothing can appear there.  The
+ * file reached must be the one the kernel opens for path (a /proc magic
+ * link's text may name another).  Stack and syscalls only.
+ */
+int
+es_planted(const struct es_shim *s, const char *path, int cwd_unknown)
+{
+	char buf[ES_PATH_MAX], tmp[ES_PATH_MAX], comp[NAME_MAX + 1];
+	struct stat st, want;
+	struct roots r;
+	const char *p, *e;
+	size_t n, rest;
+	int dfd, fd, w, links = 0, have;
+	ssize_t k;
+
+	if (path == NULL || path[0] == '\0' || strlen(path) >= sizeof(buf) ||
+	    (path[0] != '/' && cwd_unknown))
+		return 1;
+	r.n = 0;
+	if (!s->inside)
+		roots(s, &r);
+	have = stat(path, &want) == 0;
+	memcpy(buf, path, strlen(path) + 1);
+	if ((dfd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) < 0 || fstat(dfd, &st) != 0) {
+		if (dfd >= 0)
+			close(dfd);
+		return 1;
+	}
+	w = path[0] == '/' || s->inside ? writable(s, &r, dfd, &st) :
+	    under_root(&r, dfd);
+	for (p = buf;;) {
+		while (*p == '/')
+			p++;
+		e = strchr(p, '/');
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (n == 1 && p[0] == '.') {
+			p += n;
+			continue;
+		}
+		/* a name looked up where the model writes: it chose the answer */
+		if (w || n > NAME_MAX)
+			break;
+		if (n == 0) {
+			close(dfd);
+			return 0;	/* a directory: the exec fails */
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p += n;
+		if ((fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			k = errno;
+			close(dfd);
+			return !(k == ENOENT || k == ENOTDIR);
+		}
+		if (fstat(fd, &st) != 0) {
+			close(fd);
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			/* go on with the link's text, then what followed it */
+			k = readlinkat(fd, "", tmp, sizeof(tmp) - 1);
+			close(fd);
+			rest = strlen(p);
+			if (++links > ES_LINKS_MAX || k <= 0 ||
+			    (size_t)k + rest + 1 > sizeof(tmp))
+				break;
+			memcpy(tmp + k, p, rest + 1);
+			memcpy(buf, tmp, (size_t)k + rest + 1);
+			p = buf;
+			if (buf[0] == '/') {
+				close(dfd);
+				if ((dfd = open("/", O_PATH | O_DIRECTORY |
+				    O_CLOEXEC)) < 0)
+					return 1;
+				if (fstat(dfd, &st) != 0)
+					break;
+				w = writable(s, &r, dfd, &st);
+			}
+			continue;
+		}
+		w = writable(s, &r, fd, &st);
+		close(dfd);
+		dfd = fd;
+		if (*p == '\0' || !S_ISDIR(st.st_mode)) {
+			close(dfd);
+			if (*p != '\0')
+				return 0;	/* ENOTDIR: the exec fails */
+			return w || !have || st.st_dev != want.st_dev ||
+			    st.st_ino != want.st_ino;
+		}
+	}
+	close(dfd);
+	return 1;
+}
+
+/* A shell's script: its first argument that is no option, none with -c. */
+static const char *
+shell_script(char *const *argv)
+{
+	size_t i;
+
+	for (i = 1; argv != NULL && argv[0] != NULL && argv[i] != NULL; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return argv[i + 1];
+		if (argv[i][0] != '-' && argv[i][0] != '+')
+			return argv[i];
+		if (strcmp(argv[i] + 1, "o") == 0 && argv[i + 1] != NULL)
+			i++;
+		else if (argv[i][1] != '-' && strchr(argv[i], 'c') != NULL)
+			return NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Does a launch of path with argv run anything a sandboxed command could
+ * have written (es_planted): the file, the interpreter of its "#!" line,
+ * the script a shell or an interpreter is given (its first argument that
+ * is no option, judged by the names the file goes by: `node -e` and
+ * `python3 -m` read the working directory, and count so), or pre, the
+ * file glibc's ENOEXEC fallback hands /bin/sh.
+ */
+static int
+runs_planted(const struct es_shim *s, const char *path, char *const *argv,
+    const char *pre, int cwd_unknown)
+{
+	unsigned char head[ES_SNIFF_HEAD];
+	struct es_sniff sn;
+	char proc[32], real[ES_PATH_MAX];
+	const char *script;
+	ssize_t r = -1;
+	int fd;
+
+	if (es_planted(s, path, cwd_unknown) ||
+	    (pre != NULL && es_planted(s, pre, cwd_unknown)))
+		return 1;
+	if ((fd = open(path, JUDGE_OPEN)) >= 0) {
+		es_sniff_fd(fd, head, &sn);
+		r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
+		close(fd);
+		if (sn.kind == ES_K_SCRIPT && sn.interp[0] == '/' &&
+		    es_planted(s, sn.interp, 0))
+			return 1;
+	}
+	real[r > 0 ? r : 0] = '\0';
+	if (pre != NULL)
+		return 0;	/* sh runs pre, judged above */
+	if (es_is_shell(&s->pol, path) || (r > 0 && es_is_shell(&s->pol, real)))
+		script = shell_script(argv);
+	else if ((script = es_agent_script_arg(path, argv)) == NULL && r > 0)
+		script = es_agent_script_arg(real, argv);
+	return script != NULL && es_planted(s, script, cwd_unknown);
+}
+
+/* ---- program rules: the agent's own launches of programs the user named ---- */
 
 /*
  * Only the agent's own launches are matched: a tool, a shell and anything
  * in the sandbox never are, so a command the model types gets nothing
- * however it names the program.  Nor is a file in the workspace, which
- * the model's shells can write (a "github-mcp-server" of its own, named
- * in a project's MCP configuration).  The file is resolved through an
- * O_PATH descriptor (readlink of /proc/self/fd/N: AS-safe, unlike
- * realpath); one that cannot be resolved is not matched.
+ * however it names the program.  The file is resolved through an O_PATH
+ * descriptor (readlink of /proc/self/fd/N: AS-safe, unlike realpath); one
+ * that cannot be resolved is not matched.  A match whose file, script or
+ * interpreter a sandboxed command could have written (a "github-mcp-server"
+ * of the model's, named in a project's MCP configuration) is withheld:
+ * *withhold says so, and the launch gets none of the rule's names.
  */
 int
 es_program_for(const struct es_shim *s, const struct es_target *t,
-    const char *path, char *const *argv)
+    const char *path, char *const *argv, int cwd_unknown, int *withhold)
 {
 	char proc[32], real[ES_PATH_MAX];
 	ssize_t r = -1;
 	int fd, m;
 
+	*withhold = 0;
 	if (!s->is_agent || s->inside || s->program != 0 ||
 	    s->pol.nprograms == 0 || !t->found || t->agent || t->shell)
 		return 0;
@@ -702,33 +991,10 @@ es_program_for(const struct es_shim *s, const struct es_target *t,
 	if (r <= 0)
 		return 0;
 	real[r] = '\0';
-	if (in_workspace(s, real))
+	if ((m = es_program_match(&s->pol, path, real, argv)) < 0)
 		return 0;
-	m = es_program_match(&s->pol, path, real, argv);
+	*withhold = runs_planted(s, path, argv, NULL, cwd_unknown);
 	return m + 1;
-}
-
-/*
- * In a marked subtree, does a launch of path keep the rule's names?  Not
- * when the file is in the workspace: the model's shells wrote it, and a
- * program that reads the workspace (npm's project .npmrc names a
- * script-shell) could have been pointed at it.
- */
-static int
-subtree_keeps(const struct es_shim *s, const char *path)
-{
-	char proc[32], real[ES_PATH_MAX];
-	ssize_t r = -1;
-	int fd = open(path, O_PATH | O_CLOEXEC);
-
-	if (fd >= 0) {
-		r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
-		close(fd);
-	}
-	if (r <= 0)
-		return 1;	/* nothing there: the exec fails anyway */
-	real[r] = '\0';
-	return !in_workspace(s, real);
 }
 
 /* "ENVSHIM_PROGRAM=I:FILE:LINE" for program rule i, into pl->mark. */
@@ -801,19 +1067,28 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	const char *agent_var = pl->agent_var != NULL ? pl->agent_var :
 	    pl->agent && s->e_agent_self[0] != '\0' ? s->e_agent_self : NULL;
 
+	/*
+	 * In a rule's subtree, a file a sandboxed command could have written
+	 * (npm runs a project's node_modules/.bin, and a .npmrc's
+	 * script-shell) gets none of the rule's names, and no mark.
+	 */
+	if (pl->program == 0 && s->program != 0) {
+		prog = s->program;
+		pl->withhold = runs_planted(s, pl->target, argv, pre,
+		    pl->cwd_unknown);
+	}
 	/* The shim's own variables, the agent's identity moved if it moved. */
 	for (i = 0; s->forced[i] != NULL; i++)
-		if (agent_var == NULL || s->forced[i] != s->e_agent)
+		if ((agent_var == NULL || s->forced[i] != s->e_agent) &&
+		    (!pl->withhold || s->forced[i] != s->e_program))
 			forced[nf++] = s->forced[i];
 	if (agent_var != NULL)
 		forced[nf++] = agent_var;
 	/* A launch the agent makes of a program rule's program is marked. */
-	if (pl->program != 0)
+	if (pl->program != 0 && !pl->withhold)
 		forced[nf++] = program_mark(s, pl, pl->program - 1);
-	else if (s->program != 0 && subtree_keeps(s, pl->target))
-		prog = s->program;
 	if (prog != 0)
-		flags |= ES_F_PROGRAM(prog - 1);
+		flags |= ES_F_PROGRAM(prog - 1) | (pl->withhold ? ES_F_WITHHOLD : 0);
 	forced[nf] = NULL;
 	pl->map = NULL;
 	pl->n = 0;

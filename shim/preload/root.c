@@ -175,7 +175,8 @@ es_broken(struct es_shim *s, const char *a, const char *b)
 void
 es_text_init(struct es_shim *s)
 {
-	char **p[] = { &s->helper, &s->log_path, &s->e_preload, &s->e_agent,
+	char **p[] = { &s->helper, &s->log_path, &s->home, &s->layers,
+	    &s->e_preload, &s->e_agent,
 	    &s->e_agent_self, &s->e_tree, &s->e_ns, &s->e_ws, &s->e_launch,
 	    &s->e_config, &s->e_program, &s->e_session };
 	size_t i;

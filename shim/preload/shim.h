@@ -46,6 +46,10 @@ struct es_plan {
 	const char		*agent_var;	/* replaces ENVSHIM_AGENT, or NULL */
 	int			 program;	/* 1 + the program rule this launch */
 						/* matched (es_program_for), or 0 */
+	int			 withhold;	/* ... or runs under, but runs what a */
+						/* sandboxed command could have */
+						/* written: the rule's names go */
+	int			 cwd_unknown;	/* a spawn's file actions may move it */
 	const char		*handover;	/* the agent handed to this file, or NULL */
 	const char		*why;
 	void			*map;
@@ -76,10 +80,20 @@ const char *es_precheck(const struct es_shim *, char *const *argv);
 /*
  * 1 + the program rule a launch by the agent itself of path (judged t)
  * matches, or 0.  Only the agent, outside the sandbox, matches; never a
- * shell, nor the agent's own executable.
+ * shell, nor the agent's own executable.  *withhold: the launch runs a
+ * file a sandboxed command could have written (es_planted), and gets
+ * none of the rule's names.  cwd_unknown: relative paths name files this
+ * process cannot judge.
  */
 int	 es_program_for(const struct es_shim *, const struct es_target *,
-	    const char *path, char *const *argv);
+	    const char *path, char *const *argv, int cwd_unknown, int *withhold);
+/*
+ * Could a sandboxed command have written the file path names, or changed
+ * which file it names?  Inside the sandbox: anything not on a read-only
+ * mount; outside: the places the helper binds writable, the sessions
+ * and the kept layers.  Fails closed (1).
+ */
+int	 es_planted(const struct es_shim *, const char *path, int cwd_unknown);
 /* Clears all but the stack arena, which es_plan_make carves before use. */
 void	 es_plan_init(struct es_plan *, const char *hook, const char *path,
 	    const char *target, char *const *in);

@@ -65,6 +65,8 @@ write_map(const char *path, unsigned long id)
 	return write_file(path, map);
 }
 
+extern char **environ;
+
 /* The caller's ids, themselves inside; nothing else exists. */
 static void
 map_ids(const struct es_sbx_plan *pl)
@@ -197,11 +199,12 @@ es_sbx_init(struct es_sbx_plan *pl)
 		es_sbx_fail(pl, ES_S_PARENT, -1);
 	}
 	close(pl->alivefd);
-	/* a command joining the session's view finds it mapped and built */
-	if (!pl->joined) {
-		map_ids(pl);
+	/*
+	 * The user namespace is mapped already (es_sbx_map made it); a
+	 * command joining the session's view finds that built too.
+	 */
+	if (!pl->joined)
 		(void)es_sbx_mounts_base(pl);
-	}
 	es_sbx_mounts_own(pl);
 	records_here(pl);
 	if (chdir(pl->cwd) == -1)
@@ -292,6 +295,84 @@ close_from(int lo, int hi)
 }
 
 /*
+ * Every descriptor but a and b (-1: none), which a process that turns
+ * dumpable must not hold: a process of its user could take them
+ * (pidfd_getfd), and the caller's may be a credential file or a socket
+ * the agent left inheritable.
+ */
+static void
+keep_only(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo < 0) {
+		lo = hi;
+		hi = -1;
+	}
+	if (lo < 0) {
+		close_from(0, -1);
+		return;
+	}
+	close_from(0, lo);
+	if (hi < 0) {
+		close_from(lo + 1, -1);
+		return;
+	}
+	close_from(lo + 1, hi);
+	close_from(hi + 1, -1);
+}
+
+/*
+ * What this clone of the outer copied of the caller's environment and
+ * argv, as zeros: every string the kernel laid out for the outer (what
+ * /proc/PID/environ and cmdline read, and what the plan's envp and argv
+ * point at), which may hold a program rule's token or what a keep rule
+ * hands every shell.  A process of the same user reads all of a dumpable
+ * process's memory; a clone must be dumpable to write its own uid_map,
+ * so it scrubs first.  The plan holds its own copies of what the view
+ * needs.
+ */
+static void
+scrub(struct es_sbx_plan *pl)
+{
+	char **e;
+
+	for (e = environ; e != NULL && *e != NULL; e++)
+		memset(*e, 0, strlen(*e));
+	memset(pl->args, 0, pl->nargs);
+}
+
+/*
+ * The maker of a command's user namespace, a clone of the outer in a new
+ * one: it scrubs, turns dumpable, maps the ids, reports READY and waits
+ * to be killed.  The outer joins its namespace and clones init there
+ * (outer.c), so neither of them, which hold the command's environment,
+ * is ever dumpable.
+ */
+void
+es_sbx_map(struct es_sbx_plan *pl)
+{
+	struct es_sbx_msg m = { ES_M_READY, 0, 0, -1, 0, 0 };
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
+		es_sbx_fail(pl, ES_S_PDEATHSIG, -1);
+	if (getppid() != pl->outer) {
+		errno = ESRCH;
+		es_sbx_fail(pl, ES_S_PARENT, -1);
+	}
+	keep_only(pl->msgfd, -1);
+	scrub(pl);
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == -1)
+		es_sbx_fail(pl, ES_S_MAP_UID, -1);
+	map_ids(pl);
+	if (write(pl->msgfd, &m, sizeof(m)) != (ssize_t)sizeof(m))
+		_exit(ES_SBX_EXIT);
+	close(pl->msgfd);
+	for (;;)
+		pause();	/* every signal blocked: until SIGKILL */
+}
+
+/*
  * The keeper: a clone of the session's first sandboxed command's outer,
  * in a user and mount namespace of its own, where it builds the view
  * the session's commands share (es_sbx_mounts_base) and holds it while
@@ -310,11 +391,16 @@ es_sbx_keep(struct es_sbx_plan *pl)
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
 	/*
-	 * ps shows a process's argv: the first command's (a tool call's
-	 * text, perhaps a token on it) must not stay on show all run long.
+	 * It holds the view all run, dumpable (the session's commands open
+	 * its namespaces), so nothing of the first command's: no descriptor
+	 * of its caller's, no string of its environment or argv (ps shows
+	 * a process's argv: a tool call's text, perhaps a token on it).
 	 */
-	memset(pl->args, 0, pl->nargs);
+	keep_only(pl->msgfd, pl->rootfd);
+	scrub(pl);
 	memcpy(pl->args, "envshim-sandbox", pl->nargs < 15 ? pl->nargs : 15);
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == -1)
+		es_sbx_fail(pl, ES_S_MAP_UID, -1);
 	map_ids(pl);
 	m.dev = (unsigned long long)es_sbx_mounts_base(pl);
 	/*
@@ -333,8 +419,7 @@ es_sbx_keep(struct es_sbx_plan *pl)
 	if (write(pl->msgfd, &m, sizeof(m)) != (ssize_t)sizeof(m))
 		_exit(ES_SBX_EXIT);
 	/* every descriptor but the launch root's pidfd */
-	close_from(0, pl->rootfd);
-	close_from(pl->rootfd + 1, -1);
+	keep_only(pl->rootfd, -1);
 	while (poll(&root, 1, -1) == -1 && errno == EINTR)
 		;
 	_exit(0);

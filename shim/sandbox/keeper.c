@@ -22,6 +22,11 @@
  * pid.  A command whose plan differs (the agent ran a tool with another
  * policy) builds its own view, as without a session; a stale view of the
  * same plan is replaced.  Runs in the outer: may allocate; never after the clone.
+ *
+ * A command that joins no keeper (none can start, another plan's, a
+ * program rule's subtree) gets its user namespace the same way, from a
+ * clone that scrubbed what it copied of the caller (es_sbx_userns): the
+ * outer, which holds the command's environment, never turns dumpable.
  */
 #include <sys/file.h>
 #include <sys/ioctl.h>
@@ -495,4 +500,59 @@ es_sbx_join(struct es_sbx_plan *pl, const struct es_policy *p)
 	pl->joined = 1;
 	pl->ph_dev = (dev_t)k.dev;
 	return 1;
+}
+
+int
+es_sbx_userns(struct es_sbx_plan *pl, struct es_sbx_msg *fail)
+{
+	struct es_sbx_msg m;
+	char path[64];
+	int p[2], fd, r = -1;
+	ssize_t n;
+	pid_t pid;
+
+	memset(fail, 0, sizeof(*fail));
+	fail->item = -1;
+	if (pipe2(p, O_CLOEXEC) == -1)
+		es_sbx_refuse("pipe: %s", strerror(errno));
+	pl->msgfd = p[1];
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL,
+	    NULL, NULL);
+	if (pid == 0) {
+		close(p[0]);
+		es_sbx_map(pl);
+	}
+	fail->err = errno;
+	close(p[1]);
+	pl->msgfd = -1;
+	if (pid == -1) {
+		close(p[0]);
+		return -1;
+	}
+	while ((n = read(p[0], &m, sizeof(m))) == -1 && errno == EINTR)
+		;
+	close(p[0]);
+	if (n == (ssize_t)sizeof(m) && m.kind == ES_M_READY) {
+		/* our child, not reaped yet: its pid names it alone */
+		snprintf(path, sizeof(path), "/proc/%ld/ns/user", (long)pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
+			r = setns(fd, CLONE_NEWUSER);
+			close(fd);
+		}
+		if (r == -1) {
+			fail->kind = ES_M_FAIL;
+			fail->step = ES_S_NSID;
+			fail->err = errno;
+		}
+	} else if (n == (ssize_t)sizeof(m))
+		*fail = m;
+	else {
+		fail->kind = ES_M_FAIL;
+		fail->step = ES_S_PARENT;
+		fail->err = ESRCH;
+	}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	return r;
 }

@@ -628,7 +628,7 @@ dev_t
 es_sbx_mounts_base(const struct es_sbx_plan *pl)
 {
 	const struct es_sbx_mnt *m;
-	char tmp[ES_PATH_MAX], fp[40];
+	char tmp[ES_PATH_MAX], fp[40], *s, c;
 	int src[ES_SBX_NMNT], tfd = -1, vfd = -1, layered;
 	struct stat st;
 	size_t i, off;
@@ -677,8 +677,16 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 		off = 0;
 		es_sbx_put_str(tmp, sizeof(tmp), &off, "/tmp/");
 		es_sbx_put_str(tmp, sizeof(tmp), &off, pl->tmpsub);
-		if (mkdir(tmp, 0700) == -1 && errno != EEXIST)
-			es_sbx_fail(pl, ES_S_TMP, -1);
+		for (s = tmp + 5;; s++) {
+			if (*s != '/' && *s != '\0')
+				continue;
+			c = *s;
+			*s = '\0';
+			if (mkdir(tmp, 0700) == -1 && errno != EEXIST)
+				es_sbx_fail(pl, ES_S_TMP, -1);
+			if ((*s = c) == '\0')
+				break;
+		}
 	}
 	for (i = 0; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];

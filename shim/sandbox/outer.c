@@ -15,6 +15,9 @@
  * The outer does every allocation and lookup; init and the command use
  * only system calls and memory the outer prepared, and report failures
  * as a struct over a close-on-exec pipe, which the outer turns into words.
+ * The outer and init hold the command's environment and are undumpable;
+ * the user namespace is made by a clone that scrubs first (keeper.c,
+ * es_sbx_userns), or is the session keeper's.
  *
  * Never setuid: it refuses to run with AT_SECURE.  Fails closed: under
  * "sandbox required" the command never runs unconfined.
@@ -461,6 +464,25 @@ unconfined(struct es_sbx_plan *pl)
 	mirror(wait_for(pid));
 }
 
+/* "sandbox setup failed: STEP [PATH]: ERRNO", with AppArmor's part if it is that. */
+static void
+setup_failed(const struct es_sbx_plan *pl, const struct es_sbx_msg *f,
+    char *why, size_t len)
+{
+	char eb[128];
+	size_t k;
+
+	snprintf(why, len, "sandbox setup failed: %s%s%s: %s",
+	    step_name[f->step], f->item >= 0 ? " " : "",
+	    f->item >= 0 ? pl->mnt[f->item].path : "",
+	    errstr(f->err, eb, sizeof(eb)));
+	if (f->err == EPERM && read_sysctl(SYS_APPARMOR) == 1) {
+		k = strlen(why);
+		snprintf(why + k, len - k, "; ");
+		userns_cause(EPERM, why + k + 2, len - k - 2);
+	}
+}
+
 /*
  * Bad usage is envshim's failure too: 125, never a status of the command.
  * Asked for (--help), it is an answer: stdout and 0.
@@ -493,12 +515,22 @@ main(int argc, char *argv[])
 	struct pollfd pf[2];
 	pid_t ppid = getppid(), pid;
 	sigset_t all;
-	size_t k;
 
 	if (getauxval(AT_SECURE) || geteuid() != getuid() ||
 	    getegid() != getgid()) {
 		dprintf(STDERR_FILENO, "envshim-sandbox: refusing to run "
 		    "setuid or setgid\n");
+		return ES_SBX_EXIT;
+	}
+	/*
+	 * Its environment is the command's: a program rule's token, what a
+	 * keep rule hands every shell.  Undumpable, nothing of its user reads
+	 * it from /proc; init, its clone, never turns dumpable either (the
+	 * user namespace is made by a scrubbed clone: es_sbx_userns).
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1) {
+		dprintf(STDERR_FILENO, "envshim-sandbox: PR_SET_DUMPABLE: %s\n",
+		    strerror(errno));
 		return ES_SBX_EXIT;
 	}
 	for (i = 1; i < argc; i++) {
@@ -583,6 +615,18 @@ main(int argc, char *argv[])
 	if (!(joined = es_sbx_join(&pl, &pol))) {
 		snprintf(why, sizeof(why), "%ld", (long)pl.outer);
 		es_sbx_workdir(&pl, why);
+		/* no user namespace: the only way a command may run unconfined */
+		if (es_sbx_userns(&pl, &fmsg) == -1) {
+			if (fmsg.kind == 0)
+				userns_cause(fmsg.err, why, sizeof(why));
+			else
+				setup_failed(&pl, &fmsg, why, sizeof(why));
+			if (pol.sandbox != ES_SANDBOX_OPTIONAL ||
+			    fmsg.step == ES_S_PARENT)
+				es_sbx_refuse("%s", why);
+			audit_unconfined(&pol, &pl, why);
+			unconfined(&pl);
+		}
 	}
 	if (pipe2(msgp, O_CLOEXEC) == -1 || pipe2(alivep, O_CLOEXEC) == -1)
 		es_sbx_refuse("pipe: %s", strerror(errno));
@@ -590,9 +634,9 @@ main(int argc, char *argv[])
 	pl.alivefd = alivep[0];
 	records_open(&pol, &pl);
 
-	/* joined: the session's user namespace and view are already ours */
-	flags = (joined ? 0 : CLONE_NEWUSER) | CLONE_NEWNS | CLONE_NEWPID |
-	    CLONE_NEWIPC | CLONE_NEWUTS | (pl.netns ? CLONE_NEWNET : 0);
+	/* the user namespace is ours already: the session's, or es_sbx_userns's */
+	flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+	    (pl.netns ? CLONE_NEWNET : 0);
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
 	    NULL);
 	if (pid == 0) {
@@ -602,16 +646,10 @@ main(int argc, char *argv[])
 	}
 	close(msgp[1]);
 	close(alivep[0]);
-	if (pid == -1 && joined)
-		es_sbx_refuse("cannot clone into the session's sandbox: %s",
+	if (pid == -1)
+		es_sbx_refuse("cannot clone into the %s sandbox: %s",
+		    joined ? "session's" : "command's",
 		    errstr(errno, eb, sizeof(eb)));
-	if (pid == -1) {
-		userns_cause(errno, why, sizeof(why));
-		if (pol.sandbox != ES_SANDBOX_OPTIONAL)
-			es_sbx_refuse("%s", why);
-		audit_unconfined(&pol, &pl, why);
-		unconfined(&pl);
-	}
 	es_sbx_sig_to(pid);
 	es_sbx_sig_forward(0);
 	sigprocmask(SIG_SETMASK, &pl.mask, NULL);
@@ -661,22 +699,10 @@ main(int argc, char *argv[])
 		    strerror(fmsg.err));
 		return fmsg.err == ENOENT ? 127 : 126;
 	}
+	/* the outer is in the sandbox's user namespace by now: no way out */
 	if (fmsg.kind == ES_M_FAIL) {
-		snprintf(why, sizeof(why), "sandbox setup failed: %s%s%s: %s",
-		    step_name[fmsg.step], fmsg.item >= 0 ? " " : "",
-		    fmsg.item >= 0 ? pl.mnt[fmsg.item].path : "",
-		    errstr(fmsg.err, eb, sizeof(eb)));
-		if (fmsg.err == EPERM && read_sysctl(SYS_APPARMOR) == 1) {
-			k = strlen(why);
-			snprintf(why + k, sizeof(why) - k, "; ");
-			userns_cause(EPERM, why + k + 2, sizeof(why) - k - 2);
-		}
-		/* joined, the outer is in the session's namespaces: no way out */
-		if (pol.sandbox != ES_SANDBOX_OPTIONAL ||
-		    fmsg.step == ES_S_PARENT || joined)
-			es_sbx_refuse("%s", why);
-		audit_unconfined(&pol, &pl, why);
-		unconfined(&pl);
+		setup_failed(&pl, &fmsg, why, sizeof(why));
+		es_sbx_refuse("%s", why);
 	}
 	if (!got)
 		es_sbx_refuse("sandbox init ended without a status");

@@ -255,27 +255,6 @@ struct hide_ctx {
 	const char		*stub;		/* ... and its placeholder's text */
 };
 /*
- * What an agent's own shell machinery writes and the agent reads back,
- * outside the sandbox: bound writable at its real path when it exists,
- * each with the agent it serves (docs/envshim-sandbox.1).  What the
- * agents hand through their temp directory needs no entry: it is the
- * session's (Claude Code's cwd file, Gemini CLI's and Qwen Code's
- * bgpids and pwd files, pi's output log); Codex writes its shell
- * snapshot itself from the shell's output, and opencode has none.
- */
-static const struct {
-	const char	*path;
-	const char	*agent;
-} agent_state[] = {
-	{ "~/.claude/shell-snapshots", "Claude Code: the shell snapshot its "
-	    "first shell writes and every later one sources" },
-	{ "~/.claude/session-env", "Claude Code: the exports its SessionStart, "
-	    "Setup, CwdChanged and FileChanged hooks write to CLAUDE_ENV_FILE "
-	    "(session-env/SESSION/EVENT-hook-N.sh), which it applies to every "
-	    "later Bash command" },
-};
-
-/*
  * Is path new?  Two entries may name one file ($CLAUDE_CONFIG_DIR set to
  * ~/.claude): it is hidden once.  A full table counts as new: a second
  * bind over the same file is harmless.
@@ -570,6 +549,26 @@ plan_log(struct es_sbx_plan *pl, const char *home, const char *log)
 	hide_regular(pl, buf);
 }
 
+/* Relative, with no empty, "." or ".." component: made one by one in /tmp. */
+static int
+clean_rel(const char *p)
+{
+	const char *e;
+	size_t n;
+
+	if (*p == '\0' || *p == '/')
+		return 0;
+	for (;; p = e + 1) {
+		e = strchr(p, '/');
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		if (e == NULL)
+			return 1;
+	}
+}
+
 /* Every mount init will make, decided here where lookups are cheap. */
 void
 es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
@@ -589,8 +588,9 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 		add_rw(pl, e);	/* keeps its own realpath */
 		free(e);
 	}
-	for (i = 0; i < sizeof(agent_state) / sizeof(agent_state[0]); i++) {
-		char *e = expand(agent_state[i].path, home, pl->ws);
+	/* the agents' own state (es_agent_state, docs/envshim-sandbox.1) */
+	for (i = 0; i < es_agent_nstate; i++) {
+		char *e = expand(es_agent_state[i].path, home, pl->ws);
 
 		add_rw(pl, e);
 		free(e);
@@ -601,12 +601,13 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	/* the kept layers: no command sees another workspace's */
 	if (es_layer_dir(home, NULL, lb, sizeof(lb)) == 0)
 		add_hide(pl, xstrdup(lb), 1);
+	/* copies: the keeper and the mapper scrub the environment (init.c) */
 	if ((x = getenv("XDG_RUNTIME_DIR")) != NULL)
-		add_hide(pl, (char *)x, 0);
+		add_hide(pl, xstrdup(x), 1);
 	snprintf(buf, sizeof(buf), "/run/user/%lu", (unsigned long)pl->uid);
 	add_hide(pl, xstrdup(buf), 1);
 	if ((x = getenv("SSH_AUTH_SOCK")) != NULL)
-		add_hide(pl, (char *)x, 0);
+		add_hide(pl, xstrdup(x), 1);
 	for (i = 0; i < sizeof(default_ro) / sizeof(default_ro[0]); i++)
 		if (add_mnt(pl, ES_MK_RO, default_ro[i]))
 			pl->mnt[pl->nmnt - 1].mkdir =
@@ -622,11 +623,14 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 		}
 		add_mnt(pl, ES_MK_RO, x);
 	}
-	/* a $TMPDIR below /tmp must exist in the private /tmp too */
+	/*
+	 * A $TMPDIR below /tmp must exist in the private /tmp too: a marked
+	 * launch's view (no session) is given the session's tmp/ path empty.
+	 */
 	tmpdir = getenv("TMPDIR");
 	if (tmpdir != NULL && pl->s_tmp == NULL && strncmp(tmpdir, "/tmp/", 5) == 0 &&
-	    tmpdir[5] != '\0' && strchr(tmpdir + 5, '/') == NULL)
-		pl->tmpsub = tmpdir + 5;
+	    clean_rel(tmpdir + 5))
+		pl->tmpsub = xstrdup(tmpdir + 5);
 }
 
 /* A directory of this user's, not a link, closed to everyone else. */
@@ -786,10 +790,19 @@ void
 es_sbx_plan_session(struct es_sbx_plan *pl, const struct es_policy *p,
     const char *home)
 {
-	const char *d = getenv("ENVSHIM_SESSION");
+	const char *d = getenv("ENVSHIM_SESSION"), *mark = getenv("ENVSHIM_PROGRAM");
 	char base[64], buf[ES_PATH_MAX], *t, *v;
 	size_t n;
 
+	/*
+	 * A program rule's subtree (ENVSHIM_PROGRAM: npx's sh -c) holds the
+	 * rule's token: it gets a view of its own, without what the run's
+	 * commands write (the session's /tmp and home layer: npx's cache
+	 * there is the model's to rewrite), and so joins no keeper.  Anyone
+	 * may ask for that view; it shows less, never more.
+	 */
+	if (mark != NULL && mark[0] != '\0')
+		return;
 	n = (size_t)snprintf(base, sizeof(base), "/tmp/envshim-%lu/",
 	    (unsigned long)pl->uid);
 	if (d == NULL || strncmp(d, base, n) != 0 || d[n] == '\0' ||
@@ -805,7 +818,7 @@ es_sbx_plan_session(struct es_sbx_plan *pl, const struct es_policy *p,
 		free(v);
 		return;
 	}
-	pl->s_dir = d;
+	pl->s_dir = d = xstrdup(d);
 	pl->s_tmp = t;
 	pl->s_vartmp = v;
 	plan_home(pl, p, d, home);

@@ -72,7 +72,7 @@ struct es_sbx_plan {
 	pid_t		 outer;		/* this launch's pid as the log outside knows it */
 	const char	*ws;
 	const char	*cwd;
-	const char	*tmpsub;	/* $TMPDIR below /tmp, or NULL */
+	const char	*tmpsub;	/* $TMPDIR below /tmp (no session), or NULL */
 	const char	*s_tmp;		/* the session's tmp/: /tmp, or NULL */
 	const char	*s_vartmp;	/* the session's var-tmp/: /var/tmp */
 	const char	*s_home;	/* the home, under the session's layer, */
@@ -144,14 +144,25 @@ ssize_t	 es_sbx_read_small(const char *path, int flags, char *buf, size_t len);
  * own view.
  */
 int	 es_sbx_join(struct es_sbx_plan *, const struct es_policy *);
+/*
+ * keeper.c: a command that joins no keeper gets its user namespace from
+ * es_sbx_map, a clone that holds nothing of the caller's, and the outer
+ * moves into it: 0.  -1 when there is none, the outer where it was, and
+ * *fail says why: kind 0 (the clone failed: err), or the maker's report.
+ */
+int	 es_sbx_userns(struct es_sbx_plan *, struct es_sbx_msg *fail);
 
 /*
  * init.c: pid 1 of the new namespaces; never returns.  es_sbx_keep is
  * the keeper: it builds the session's view, reports READY, and holds it
- * until the launch root ends.
+ * until the launch root ends.  The outer is undumpable (it holds the
+ * command's environment), and so is init; the keeper and the maker must
+ * be dumpable and first scrub what they copied of it.
  */
 void	 es_sbx_init(struct es_sbx_plan *) __attribute__((noreturn));
 void	 es_sbx_keep(struct es_sbx_plan *) __attribute__((noreturn));
+/* The user namespace's maker for es_sbx_userns: scrubbed, then mapped. */
+void	 es_sbx_map(struct es_sbx_plan *) __attribute__((noreturn));
 
 /*
  * mount.c: init's view of the file system, from the plan.  AS-safe.

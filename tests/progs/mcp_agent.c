@@ -4,8 +4,13 @@
  * environment it built (its own plus the -e entries of the server's
  * config), sends `initialize` and prints the answer.  Then it runs each
  * -s command with `sh -c`, with the same environment, as a shell tool.
+ * Each -b command runs so before the server starts (the model planting
+ * what a project's MCP configuration then names).  In SERVER and ARGS a
+ * leading @TMPDIR@ stands for the agent's TMPDIR, @SESSION@ for the
+ * directory above it (the session's, under envshim).
  *
- * Usage: mcp_agent [-e NAME=VALUE]... [-s COMMAND]... -- SERVER [ARGS...]
+ * Usage: mcp_agent [-e NAME=VALUE]... [-b COMMAND]... [-s COMMAND]... --
+ *	SERVER [ARGS...]
  * Output: "server: <the JSON answer>", then what each command prints.
  */
 #include <sys/wait.h>
@@ -20,6 +25,46 @@
 extern char **environ;
 
 #define MAXV	64
+
+/* One shell command as the agent's shell tool runs it: sh -c, env given. */
+static int
+shell(char *cmd, char **env)
+{
+	char *sh[] = { "sh", "-c", cmd, NULL };
+	pid_t pid;
+	int rc;
+
+	rc = posix_spawn(&pid, "/bin/sh", NULL, NULL, sh, env);
+	if (rc != 0) {
+		printf("shell-refused: %s\n", strerror(rc));
+		return -1;
+	}
+	fflush(stdout);
+	return pid;
+}
+
+/* arg, with a leading @TMPDIR@ or @SESSION@ replaced; a static copy. */
+static char *
+expand(char *arg)
+{
+	static char buf[MAXV][4096];
+	static int used;
+	const char *t = getenv("TMPDIR"), *slash;
+	size_t tl;
+
+	if (t == NULL || used == MAXV)
+		return arg;
+	if (strncmp(arg, "@TMPDIR@", 8) == 0)
+		tl = strlen(t);
+	else if (strncmp(arg, "@SESSION@", 9) == 0 &&
+	    (slash = strrchr(t, '/')) != NULL)
+		tl = (size_t)(slash - t);
+	else
+		return arg;
+	snprintf(buf[used], sizeof(buf[used]), "%.*s%s", (int)tl, t,
+	    strchr(arg + 1, '@') + 1);
+	return buf[used++];
+}
 
 static int
 wait_for(pid_t pid)
@@ -62,8 +107,8 @@ main(int argc, char **argv)
 	    "\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
 	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"mcp_agent\","
 	    "\"version\":\"1\"}}}\n";
-	char *add[MAXV], *cmds[MAXV], **env, line[65536];
-	int nadd = 0, ncmd = 0, in[2], out[2], i, rc;
+	char *add[MAXV], *cmds[MAXV], *before[MAXV], **env, line[65536];
+	int nadd = 0, ncmd = 0, nbefore = 0, in[2], out[2], i, rc;
 	posix_spawn_file_actions_t fa;
 	FILE *f;
 	pid_t pid;
@@ -73,16 +118,25 @@ main(int argc, char **argv)
 			add[nadd++] = argv[++i];
 		else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc && ncmd < MAXV)
 			cmds[ncmd++] = argv[++i];
+		else if (strcmp(argv[i], "-b") == 0 && i + 1 < argc &&
+		    nbefore < MAXV)
+			before[nbefore++] = argv[++i];
 		else {
 			fprintf(stderr, "usage: mcp_agent [-e NAME=VALUE]... "
-			    "[-s COMMAND]... -- SERVER [ARGS...]\n");
+			    "[-b COMMAND]... [-s COMMAND]... -- SERVER [ARGS...]\n");
 			return 2;
 		}
 	}
 	if (i + 1 >= argc)
 		return 2;
 	argv += i + 1;
+	for (i = 0; argv[i] != NULL; i++)
+		argv[i] = expand(argv[i]);
 	env = build_env(add, nadd);
+	for (i = 0; i < nbefore; i++)
+		if ((pid = shell(before[i], env)) > 0 &&
+		    (rc = wait_for(pid)) != 0)
+			printf("before-exit: %d\n", rc);
 	if (pipe(in) != 0 || pipe(out) != 0)
 		return 120;
 	posix_spawn_file_actions_init(&fa);
@@ -111,14 +165,8 @@ main(int argc, char **argv)
 	if ((rc = wait_for(pid)) != 0)
 		printf("server-exit: %d\n", rc);
 	for (i = 0; i < ncmd; i++) {
-		char *sh[] = { "sh", "-c", cmds[i], NULL };
-
-		rc = posix_spawn(&pid, "/bin/sh", NULL, NULL, sh, env);
-		if (rc != 0) {
-			printf("shell-refused: %s\n", strerror(rc));
+		if ((pid = shell(cmds[i], env)) <= 0)
 			continue;
-		}
-		fflush(stdout);
 		if ((rc = wait_for(pid)) != 0)
 			printf("shell-exit: %d\n", rc);
 		fflush(stdout);

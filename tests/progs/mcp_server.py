@@ -7,7 +7,8 @@ this process has it, as "unset" or "set:LEN:SHA8" (never the value), the
 user namespace it runs in, whether it is dumpable, and with --child the
 same report from a child it starts: itself again, directly or with
 --child-shell through `sh -c` (as npx starts a server), or with
---child-exec FILE that program.  --reexec makes it exec itself once first, as some Python
+--child-exec FILE that program; --child-cmd CMD runs `sh -c CMD` instead
+and reports its exit status (a command the test holds on a fifo).  --reexec makes it exec itself once first, as some Python
 servers do.  --require NAME makes it exit 1 at once when NAME is unset,
 as a server does without its token.  --write FILE appends the report to
 FILE too (for an agent that keeps the answer to itself).  --report-only prints the report and
@@ -39,6 +40,7 @@ def report(names):
 def main():
     args = sys.argv[1:]
     names, child, shell, reexec, only = [], False, False, False, False
+    cmd_only = None
     prog = [sys.executable, os.path.abspath(__file__)]
     need, write_to = [], None
     i = 0
@@ -54,6 +56,9 @@ def main():
         elif a == "--child-exec":
             child = True
             prog = [args[i + 1]]
+            i += 1
+        elif a == "--child-cmd":
+            cmd_only = args[i + 1]
             i += 1
         elif a == "--reexec":
             reexec = True
@@ -90,7 +95,10 @@ def main():
             sys.stdout.flush()
             continue
         info = report(names)
-        if child:
+        if cmd_only is not None:
+            info["child"] = {"status": subprocess.run(
+                ["/bin/sh", "-c", cmd_only], stdout=subprocess.DEVNULL).returncode}
+        elif child:
             cmd = prog + ["--report-only"]
             for n in names:
                 cmd += ["--report", n]

@@ -1165,6 +1165,22 @@ test_program_rules(void **state)
 	/* A rule number past the table keeps nothing (fail closed). */
 	filt(&pol, NULL, ES_F_PROGRAM(ES_MAX_PROGRAMS - 1), forced, &r, env);
 	bad |= check("no such rule", r.v[0], ES_DROP, ES_R_SECRET_NAME);
+	/*
+	 * Withheld (a file the model could have written): the rule's names
+	 * go, also over a keep and inside; what is not the rule's is decided
+	 * as ever (inside: kept).
+	 */
+	filt(&pol, NULL, ES_F_PROGRAM(0) | ES_F_WITHHOLD, forced, &r, env);
+	bad |= check("withheld: token", r.v[0], ES_DROP, ES_R_WRITABLE);
+	bad |= check("withheld: capability", r.v[2], ES_DROP, ES_R_WRITABLE);
+	bad |= check("withheld: not named", r.v[6], ES_DROP, ES_R_SECRET_NAME);
+	filt(&pol, NULL, ES_F_PROGRAM(0) | ES_F_WITHHOLD | ES_F_INSIDE, forced,
+	    &r, env);
+	bad |= check("withheld inside: token", r.v[0], ES_DROP, ES_R_WRITABLE);
+	bad |= check("withheld inside: not named", r.v[6], ES_KEEP, ES_R_INSIDE);
+	filt(&pol, NULL, ES_F_PROGRAM(0) | ES_F_INSIDE, forced, &r, env);
+	bad |= check("inside: token", r.v[0], ES_KEEP, ES_R_PROGRAM);
+	assert_string_equal(es_reason_name(ES_R_WRITABLE), "writable");
 	if (bad)
 		fail();
 

@@ -5,6 +5,9 @@
 # does not.  A real stdio MCP server (tests/progs/mcp_server.py) started by
 # a plain test agent (tests/progs/mcp_agent.c), as nobody, from outside /tmp
 # (the sandbox's /tmp is private, and npx's cache must be seen inside).
+# What the model could have written (files a sandboxed command can write
+# or create) never gets a rule's names; those tests run as nobody and, when
+# the suite is root, as root too (each_user).
 
 load ../common
 
@@ -28,11 +31,39 @@ setup() {
 	AGENT=$V/home/tools/mcp_agent
 	cd "$V/ws"
 	OUTER_NS=$(readlink /proc/self/ns/user)
+	WHO=nobody
+	STATE=$BATS_TEST_TMPDIR/state
 }
 
 teardown() {
+	[ -z "${REGPID:-}" ] || kill "$REGPID" 2>/dev/null || true
+	[ -z "${BGPID:-}" ] || kill -9 "$BGPID" 2>/dev/null || true
 	cd /
 	rm -rf "$V"
+}
+
+# as_who CMD...: CMD as the user the test runs its agent as ($WHO).
+as_who() {
+	if [ "$WHO" = root ]; then "$@"; else as_nobody "$@"; fi
+}
+
+# each_user FUNCTION: FUNCTION as nobody, then (the suite being root) as
+# root, each with a state directory of its own (a kept layer is its user's)
+# and owning the home and the workspace (root in the sandbox has no
+# capability: another user's files are as closed to it as to anyone).
+each_user() {
+	local u
+	for u in nobody $([ "$(id -u)" != 0 ] || echo root); do
+		WHO=$u
+		STATE=$V/state-$u
+		mkdir -p "$STATE"
+		if [ "$(id -u)" = 0 ]; then
+			[ "$u" = root ] && chown -R 0:0 "$V/home" "$V/ws" ||
+				chown 65534:65534 "$STATE"
+		fi
+		echo "# as $u"
+		"$1"
+	done
 }
 
 # policy LINE...: the policy file every run below names.
@@ -47,8 +78,8 @@ mcp() {
 	local vars=()
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do vars+=("$1"); shift; done
 	shift
-	as_nobody env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
-		XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" GITHUB_TOKEN="$GH" \
+	as_who env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+		XDG_STATE_HOME="$STATE" GITHUB_TOKEN="$GH" \
 		SSH_AUTH_SOCK=/tmp/agent.sock HARMLESS=yes "$POL" "${vars[@]}" \
 		LD_PRELOAD="$SHIM" "$AGENT" "$@"
 }
@@ -71,7 +102,15 @@ print("set:%d:%s" % (len(v), hashlib.sha256(v.encode()).hexdigest()[:8]))' "$1"
 }
 
 records() {
-	cat "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl"
+	cat "$STATE/envshim/audit.jsonl"
+}
+
+# The name the answering server gave (serverInfo): which copy ran.
+served_by() {
+	python3 -c '
+import json, sys
+line = [l for l in sys.stdin.read().split("\n") if l.startswith("server: ")][0]
+print(json.loads(line[8:])["result"]["serverInfo"]["name"])' <<<"$output"
 }
 
 @test "the server and its child get the token the agent set for it (MCP config env)" {
@@ -323,4 +362,243 @@ records() {
 		--report GITHUB_PERSONAL_ACCESS_TOKEN --child-exec "$SRV"
 	[ "$status" -eq 0 ]
 	[ "$(rep child.env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
+}
+
+# ---- what the model could have written never gets a rule's names ----
+
+# plant_cmd FILE: the shell command that copies the server to FILE.
+plant_cmd() {
+	printf 'mkdir -p "$(dirname "%s")" && cp %s "%s" && chmod 755 "%s"' "$1" "$SRV" "$1" "$1"
+}
+
+files_planted_in_the_session() {
+	policy "program mcp_server.py keep GITHUB_PERSONAL_ACCESS_TOKEN"
+	# A sandboxed command writes copies to /tmp (the session's, the agent's
+	# TMPDIR) and to the home (the session's layer); the project's MCP
+	# configuration then names them, as the model can make it do.
+	run mcp -- -b "$(plant_cmd '$TMPDIR/mcp_server.py')" \
+		-e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- @TMPDIR@/mcp_server.py \
+		--report GITHUB_PERSONAL_ACCESS_TOKEN
+	[ "$status" -eq 0 ]
+	[[ "$(rep pid)" == [0-9]* ]]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ]
+	run mcp -- -b "$(plant_cmd '$HOME/planted/mcp_server.py')" \
+		-e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- @SESSION@/home/planted/mcp_server.py \
+		--report GITHUB_PERSONAL_ACCESS_TOKEN
+	[ "$status" -eq 0 ]
+	[[ "$(rep pid)" == [0-9]* ]]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ]
+	# The real server reached through a link the model can swap.
+	run mcp -- -b "ln -sf $SRV ./mcp_server.py" -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" \
+		-- "$V/ws/mcp_server.py" --report GITHUB_PERSONAL_ACCESS_TOKEN
+	[ "$status" -eq 0 ]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ]
+	rm -f "$V/ws/mcp_server.py"
+	# The record says why the rule's names stayed out.
+	run records
+	grep -F '"path":"'"$V/ws/mcp_server.py"'"' <<<"$output" |
+		grep -qF '{"name":"GITHUB_PERSONAL_ACCESS_TOKEN","reason":"writable"}'
+	# Control: the real server, in the same kind of run, gets it.
+	run mcp -- -b 'true' -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- "$SRV" \
+		--report GITHUB_PERSONAL_ACCESS_TOKEN
+	[ "$status" -eq 0 ]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
+	lacks -F "$TOK"
+}
+
+@test "a program of that name the model wrote to the session's /tmp or home layer, or a link it made, is not matched" {
+	each_user files_planted_in_the_session
+}
+
+files_planted_in_kept_layers_and_binds() {
+	mkdir -p "$V/shared" "$HOME/.claude/session-env"
+	[ "$WHO" != nobody ] || [ "$(id -u)" != 0 ] ||
+		chown -R 65534:65534 "$V/shared" "$HOME/.claude"
+	policy "home-layer workspace" "rw $V/shared" \
+		"program mcp_server.py keep GITHUB_PERSONAL_ACCESS_TOKEN"
+	# Run 1 plants in the workspace's kept layer, a policy rw path and
+	# Claude Code's session-env (bound writable into every sandbox).
+	run mcp -- -b "$(plant_cmd '$HOME/planted/mcp_server.py')" \
+		-b "$(plant_cmd "$V/shared/mcp_server.py")" \
+		-b "$(plant_cmd '$HOME/.claude/session-env/mcp_server.py')" -- "$SRV"
+	[ "$status" -eq 0 ]
+	local kept
+	kept=$(echo "$STATE"/envshim/layers/*/home/planted/mcp_server.py)
+	[ -x "$kept" ]
+	[ -x "$V/shared/mcp_server.py" ]
+	for f in "$kept" "$V/shared/mcp_server.py" "$HOME/.claude/session-env/mcp_server.py"; do
+		run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- "$f" \
+			--report GITHUB_PERSONAL_ACCESS_TOKEN
+		[ "$status" -eq 0 ]
+		[[ "$(rep pid)" == [0-9]* ]]
+		[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ] || { echo "$f got it"; return 1; }
+	done
+	rm -rf "$V/shared" "$HOME/.claude"
+}
+
+@test "a program of that name in a kept layer, a policy rw path or an agent's state directory is not matched" {
+	each_user files_planted_in_kept_layers_and_binds
+}
+
+subtree_starts_a_planted_file() {
+	policy "program mcp_server.py keep GITHUB_PERSONAL_ACCESS_TOKEN"
+	run mcp -- -b "$(plant_cmd '$TMPDIR/evil.py')" -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" \
+		-- "$SRV" --report GITHUB_PERSONAL_ACCESS_TOKEN --child-exec @TMPDIR@/evil.py
+	[ "$status" -eq 0 ]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
+	[[ "$(rep child.pid)" == [0-9]* ]]
+	[ "$(rep child.env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ]
+	lacks -F "$TOK"
+}
+
+@test "a server the agent started that runs a file the model wrote to the session's /tmp hands it none of the rule's names" {
+	each_user subtree_starts_a_planted_file
+}
+
+# npx_setup: a registry on 127.0.0.1 serving envshim-test-mcp (the test
+# server as its bin), where the README's npx recipe gets its package.
+npx_setup() {
+	mkdir -p "$HOME/pkg"
+	cp "$SRV" "$HOME/pkg/"
+	printf '{"name":"envshim-test-mcp","version":"1.0.0","bin":{"envshim-test-mcp":"mcp_server.py"}}\n' \
+		>"$HOME/pkg/package.json"
+	mkfifo "$V/port"
+	python3 "$ROOT/tests/progs/npm_registry.py" "$HOME/pkg" "$V/port" 3>&- &
+	REGPID=$!
+	read -r PORT <"$V/port"
+	# npm_config_* is dropped as injection: the user's own ~/.npmrc says it
+	printf 'registry=http://127.0.0.1:%s/\nupdate-notifier=false\nfund=false\naudit=false\n' \
+		"$PORT" >"$HOME/.npmrc"
+	chmod 644 "$HOME/.npmrc"
+}
+
+# The model's package in the workspace's node_modules, which npx prefers.
+PLANT_PKG='mkdir -p node_modules/.bin node_modules/envshim-test-mcp &&
+	cp "$HOME"/pkg/package.json node_modules/envshim-test-mcp/ &&
+	sed s/envshim-test-mcp/planted-mcp/ "$HOME"/pkg/mcp_server.py >node_modules/envshim-test-mcp/mcp_server.py &&
+	chmod 755 node_modules/envshim-test-mcp/mcp_server.py &&
+	ln -sf ../envshim-test-mcp/mcp_server.py node_modules/.bin/envshim-test-mcp'
+
+npx_recipe_and_a_planted_package() {
+	policy "program npx -y envshim-test-mcp keep GITHUB_PERSONAL_ACCESS_TOKEN"
+	# The recipe: the server npx fetched runs in the sandbox, with the token.
+	run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" \
+		-- npx -y envshim-test-mcp --report GITHUB_PERSONAL_ACCESS_TOKEN
+	[ "$status" -eq 0 ]
+	[ "$(served_by)" = envshim-test-mcp ]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
+	[ "$(rep userns)" != "$OUTER_NS" ]
+	# npx runs the package of that name in the workspace's node_modules
+	# (through sh -c, in the sandbox): the model's shells wrote it.
+	run mcp -- -b "$PLANT_PKG" -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" \
+		-- npx -y envshim-test-mcp --report GITHUB_PERSONAL_ACCESS_TOKEN
+	[ "$status" -eq 0 ]
+	[ "$(served_by)" = planted-mcp ]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ]
+	rm -rf node_modules
+	lacks -F "$TOK"
+}
+
+@test "npx -y PACKAGE from a registry: its server gets the token; the workspace's node_modules copy npx prefers does not" {
+	npx_setup
+	each_user npx_recipe_and_a_planted_package
+}
+
+npx_cache_poisoned_in_the_layer() {
+	policy "program npx -y envshim-test-mcp keep GITHUB_PERSONAL_ACCESS_TOKEN"
+	run mcp -- -- npx -y envshim-test-mcp
+	[ "$status" -eq 0 ]
+	ls "$HOME"/.npm/_npx/*/node_modules/envshim-test-mcp/mcp_server.py
+	# A sandboxed command rewrites npx's cached copy: in the session's
+	# layer of the home, which the next sandboxed command would see.
+	run mcp -- \
+		-b 'for f in "$HOME"/.npm/_npx/*/node_modules/envshim-test-mcp/mcp_server.py; do
+			sed s/envshim-test-mcp/planted-mcp/ "$f" >"$TMPDIR/x" && cat "$TMPDIR/x" >"$f" &&
+			grep -c planted-mcp "$f"; done' \
+		-e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" \
+		-- npx -y envshim-test-mcp --report GITHUB_PERSONAL_ACCESS_TOKEN
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 1 ]
+	[ "$(served_by)" = envshim-test-mcp ]
+	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = "$(seen "$TOK")" ]
+	lacks -F "$TOK"
+}
+
+@test "npx's cache rewritten in the session's home layer: the server npm starts is the real one" {
+	npx_setup
+	each_user npx_cache_poisoned_in_the_layer
+}
+
+# peek PID SECRET...: what a process of the agent's user reads of the
+# helper's processes below PID (tests/progs/peek_procs.py).  Root with
+# CAP_SYS_PTRACE, CAP_SYS_ADMIN or CAP_PERFMON reads any process; root in
+# a container's default set (Docker's) has none of them, as here.
+peek() {
+	if [ "$WHO" = root ]; then
+		setpriv --bounding-set -sys_ptrace,-sys_admin,-perfmon \
+			/usr/bin/python3 "$ROOT/tests/progs/peek_procs.py" "$@"
+	else
+		as_nobody /usr/bin/python3 "$ROOT/tests/progs/peek_procs.py" "$@"
+	fi
+}
+
+# hold: two fifos a sandboxed command meets, in the workspace (bound at its
+# path in every view): it says "up" on one, then waits on the other.
+# up_then_go CMD...: waits for "up" (two minutes at most: a hang guard),
+# runs CMD, then lets the command go; neither end blocks if it died.
+hold() {
+	rm -f "$V/ws/.up" "$V/ws/.hold"
+	mkfifo -m 666 "$V/ws/.up" "$V/ws/.hold"
+	HOLD="echo up >$V/ws/.up; read x <$V/ws/.hold"
+}
+
+up_then_go() {
+	local up go r=0
+	exec {up}<>"$V/ws/.up" {go}<>"$V/ws/.hold"
+	read -r -t 120 _ <&"$up" || r=1
+	[ "$r" != 0 ] || "$@" || r=1
+	echo go >&"$go"
+	exec {up}<&- {go}<&-
+	return "$r"
+}
+
+# peek_held ARGS...: the agent (mcp ARGS, its output in $V/out) while a
+# sandboxed command of it is held (hold), peeked at for $TOK; the lines
+# in $output.  No helper process may show it.
+peek_held() {
+	mcp "$@" >"$V/out" 2>&1 3>&- &
+	BGPID=$!
+	up_then_go run peek "$BGPID" "$TOK"
+	wait "$BGPID"
+	BGPID=
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q ' outer ' <<<"$output"
+	lacks leak
+}
+
+helpers_of_a_marked_command() {
+	policy "program mcp_server.py keep GITHUB_PERSONAL_ACCESS_TOKEN"
+	hold
+	peek_held -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- "$SRV" \
+		--report GITHUB_PERSONAL_ACCESS_TOKEN --child-cmd "$HOLD"
+	grep -q ' init ' <<<"$output"
+	output=$(cat "$V/out")
+	[ "$(rep child.status)" = 0 ]
+}
+
+@test "while a marked command runs, the helper's outer, init and keeper show the token to no process of the user" {
+	each_user helpers_of_a_marked_command
+}
+
+the_keeper_of_a_session() {
+	policy "keep KEPT_FOR_SHELLS"
+	hold
+	peek_held KEPT_FOR_SHELLS="$TOK" -- -s "$HOLD" -- "$SRV"
+	# the view's keeper, built for that first command, holds none of its environment
+	grep -q ' keeper environ:clean mem:clean$' <<<"$output"
+}
+
+@test "a session's keeper holds nothing of its first command's environment" {
+	each_user the_keeper_of_a_session
 }
