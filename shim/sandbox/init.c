@@ -158,8 +158,9 @@ set_nsvar(struct es_sbx_plan *pl)
 /*
  * The outer's records socket, bound at ES_LOG_SOCK in the command's own
  * /dev/shm (its mounts are made): what the shim inside sends there, the
- * outer reads.  Its inode goes into nsvar.  Without it records from
- * inside are lost, and the command runs all the same.
+ * outer reads.  Its inode goes into nsvar.  Writable by whoever runs
+ * inside, whatever the caller's umask (a connect needs write).  Without
+ * it records from inside are lost, and the command runs all the same.
  */
 static void
 records_here(struct es_sbx_plan *pl)
@@ -170,6 +171,7 @@ records_here(struct es_sbx_plan *pl)
 	if (pl->recfd < 0)
 		return;
 	if (bind(pl->recfd, (struct sockaddr *)&sun, sizeof(sun)) == 0 &&
+	    chmod(ES_LOG_SOCK, 0666) == 0 &&
 	    lstat(ES_LOG_SOCK, &st) == 0 && S_ISSOCK(st.st_mode))
 		pl->recino = (unsigned long long)st.st_ino;
 	else

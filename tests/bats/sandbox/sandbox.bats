@@ -522,6 +522,13 @@ assert r["inside"] is True and r["sandbox"] > 0 and r["action"] == "run", r
 print(sorted(r))' "$log"
 		[ "$output" = "['action', 'inside', 'pid', 'sandbox', 'time']" ]
 	done
+	# whatever the caller's umask (a connect needs write permission)
+	log=$H/.local/state/envshim/audit.jsonl
+	n=$(wc -l <"$log")
+	run -0 user sh -c 'umask 0277; exec "$0" -- python3 "$1"' "$SBX" "$ROOT/send.py"
+	[ "$output" = sent ]
+	[ "$(wc -l <"$log")" -gt "$n" ]
+	[[ "$(tail -n1 "$log")" == *'"inside":true,"sandbox":'* ]]
 	# envshim's directory is empty inside; another keeps what else it holds
 	run -0 sbx -- ls -A "$H/.local/state/envshim"
 	[ -z "$output" ]
