@@ -17,13 +17,17 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
 #include <linux/keyctl.h>
+#include <linux/seccomp.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -95,6 +99,49 @@ drop_caps(void)
 		return -1;
 	memset(d, 0, sizeof(d));
 	return (int)syscall(SYS_capset, &h, d);
+}
+
+/*
+ * The kernel's keyrings are not namespaced: the user keyring of the
+ * caller's uid (root's, when the agent is root) stays reachable by its
+ * serial number from inside, whatever session keyring the command
+ * joined, and a key planted there is found by the user's processes
+ * outside.  So keyctl, add_key and request_key fail inside with ENOSYS,
+ * as on a kernel without keys (Docker denies the same three), in this
+ * architecture's system-call table and in its 32-bit one.
+ */
+#define KEYS_DENY(nr)	\
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS)
+#define LOAD(field)	\
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
+/* the 32-bit table's numbers of add_key, request_key and keyctl */
+#define COMPAT(arch, a, r, k)	\
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (arch), 0, 8), LOAD(nr), \
+	KEYS_DENY(a), KEYS_DENY(r), KEYS_DENY(k), \
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+static int
+no_keys(void)
+{
+	static const struct sock_filter f[] = {
+		LOAD(arch),
+#if defined(__x86_64__)
+		COMPAT(AUDIT_ARCH_I386, 286, 287, 288), LOAD(nr),
+		/* x32 numbers are x86-64's with bit 30 set */
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~0x40000000U),
+#elif defined(__aarch64__)
+		COMPAT(AUDIT_ARCH_ARM, 309, 310, 311), LOAD(nr),
+#else
+		LOAD(nr),
+#endif
+		KEYS_DENY(SYS_add_key), KEYS_DENY(SYS_request_key),
+		KEYS_DENY(SYS_keyctl),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]),
+	    (struct sock_filter *)f };
+
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 }
 
 /* The command: a new session (no controlling tty: TIOCSTI), then exec. */
@@ -184,8 +231,8 @@ es_sbx_init(struct es_sbx_plan *pl)
 	 * which KEYCTL_SEARCH and KEYCTL_READ from inside would hand over.
 	 * A kernel without keys has nothing to hide.
 	 */
-	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) == -1 &&
-	    errno != ENOSYS)
+	if ((syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) == -1 &&
+	    errno != ENOSYS) || no_keys() == -1)
 		es_sbx_fail(pl, ES_S_KEYRING, -1);
 	/*
 	 * Abstract sockets belong to the network namespace, which `network

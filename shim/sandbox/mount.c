@@ -17,6 +17,7 @@
 #include <linux/mount.h>	/* mount_setattr: musl's sys/mount.h lacks it */
 #include <linux/stat.h>		/* statx: musl before 1.2.5 lacks it */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -145,7 +146,9 @@ root_ro_each(void)
 				mp[j++] = p[i];
 		}
 		mp[j] = '\0';
-		if (j > 0 && remount(mp, 1) == -1 && errno != ENOENT &&
+		if (j > 0 && mount(NULL, mp, NULL, MS_REMOUNT | MS_BIND |
+		    kept_flags(mp) | MS_RDONLY | MS_NODEV, NULL) == -1 &&
+		    errno != ENOENT &&
 		    errno != EACCES && errno != ENOTDIR && errno != EINVAL) {
 			close(fd);
 			return -1;
@@ -162,12 +165,17 @@ root_ro_each(void)
 	return 0;
 }
 
-/* The whole inherited tree read-only (and nosuid) in one call if possible. */
+/*
+ * The whole inherited tree read-only, nosuid and nodev in one call if
+ * possible.  nodev: a device node on a host file system (a chroot's
+ * /dev/sda, a copy of /dev/kvm) opens for writing on a read-only mount,
+ * with its owner's permission, which kernel uid 0 keeps.
+ */
 static int
 root_ro(void)
 {
-	if (setattr(AT_FDCWD, "/", AT_RECURSIVE,
-	    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0) == 0)
+	if (setattr(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY |
+	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0) == 0)
 		return 0;
 	if (errno != ENOSYS)
 		return -1;
@@ -288,6 +296,22 @@ dev_own(const struct es_sbx_plan *pl)
 		es_sbx_fail(pl, ES_S_SHM, -1);
 }
 
+/*
+ * One node's bind opens as a device again: it came from the host's
+ * /dev, which root_ro made nodev with the rest.  The bind is of that
+ * one file, so nothing else regains devices.
+ */
+static int
+dev_allow(const char *path)
+{
+	if (setattr(AT_FDCWD, path, 0, 0, MOUNT_ATTR_NODEV) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -1;
+	return mount(NULL, path, NULL, MS_REMOUNT | MS_BIND |
+	    (kept_flags(path) & ~MS_NODEV), NULL);
+}
+
 /* A /dev of its own: the few nodes a shell needs, no host disk. */
 static void
 setup_dev(const struct es_sbx_plan *pl)
@@ -321,7 +345,7 @@ setup_dev(const struct es_sbx_plan *pl)
 			es_sbx_fail(pl, ES_S_DEVNODE, -1);
 		close(fd);
 		if (mount(fdpath(fp, sizeof(fp), fds[i]), dst, NULL, MS_BIND,
-		    NULL) == -1)
+		    NULL) == -1 || dev_allow(dst) == -1)
 			es_sbx_fail(pl, ES_S_DEVNODE, -1);
 		close(fds[i]);
 	}
@@ -513,6 +537,15 @@ home_private(const struct es_sbx_plan *pl, int seal)
 		es_sbx_fail(pl, ES_S_HOME, (int)i);
 }
 
+/* One entry of getdents64(2), which neither libc declares the same way. */
+struct dent64 {
+	uint64_t	ino;
+	int64_t		off;
+	unsigned short	reclen;
+	unsigned char	type;
+	char		name[];
+};
+
 /*
  * The hidden paths, a step of its own after the view of the home is
  * built: each becomes a bind of one empty file or one empty directory of
@@ -664,6 +697,84 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 }
 
 /*
+ * What kernel uid 0 still writes without a capability, on the fresh
+ * /proc: its owner permission on the host-global entries (/proc/sys,
+ * sysrq-trigger, irq, bus), and a pipe in core_pattern runs a file of
+ * the command's as real root.  For a caller that owns the system's
+ * files, every top-level entry but the processes' own becomes
+ * read-only, as bubblewrap and Docker cover theirs, and every file only
+ * its owner may read (kcore, kpageflags, slabinfo, timer_list) shows
+ * /dev/null, as Docker masks its list.  Whatever a later kernel adds at
+ * the top is covered too.  Locked in any namespace made inside, the
+ * covers also keep it from mounting a /proc without them.
+ */
+static void
+proc_cover(const struct es_sbx_plan *pl)
+{
+	char buf[4096], path[64];
+	const struct dent64 *d;
+	struct stat st;
+	ssize_t n, off;
+	size_t k, seen = 0;
+	int dfd, r;
+
+	if ((dfd = openat(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		es_sbx_fail(pl, ES_S_PROC_COVER, -1);
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n; off += d->reclen) {
+			d = (const struct dent64 *)(const void *)(buf + off);
+			if ((d->name[0] >= '0' && d->name[0] <= '9') ||
+			    strcmp(d->name, ".") == 0 ||
+			    strcmp(d->name, "..") == 0 || d->type == DT_LNK)
+				continue;
+			/* a /proc has some hundred entries: more is not one */
+			if (++seen > ES_PROC_ENTRIES ||
+			    fstatat(dfd, d->name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+				es_sbx_fail(pl, ES_S_PROC_COVER, -1);
+			k = 0;
+			es_sbx_put_str(path, sizeof(path), &k, "/proc/");
+			es_sbx_put_str(path, sizeof(path), &k, d->name);
+			if (k >= sizeof(path) - 1)
+				es_sbx_fail(pl, ES_S_PROC_COVER, -1);
+			/* keys lists the keys its reader's uid owns: root's */
+			if (S_ISREG(st.st_mode) && (!(st.st_mode & 044) ||
+			    strcmp(d->name, "keys") == 0))
+				r = mount("/dev/null", path, NULL, MS_BIND, NULL);
+			else if (S_ISDIR(st.st_mode) || (st.st_mode & 0222))
+				r = mount(path, path, NULL, MS_BIND | MS_REC,
+				    NULL) == -1 ? -1 : remount(path, 1);
+			else
+				continue;	/* readable by all, writable by none */
+			if (r == -1)
+				es_sbx_fail(pl, ES_S_PROC_COVER, -1);
+		}
+	if (n == -1)
+		es_sbx_fail(pl, ES_S_PROC_COVER, -1);
+	close(dfd);
+}
+
+/*
+ * No user namespace below the sandbox's, for a caller that owns the
+ * system's files: there kernel uid 0 would hold every capability over
+ * what it owns, and mount a cgroup2 whose root-owned files (the host's
+ * root cgroup, a container's) it then writes.  Its own id cannot be
+ * mapped there anyway (Linux 5.12+ wants CAP_SETFCAP for a map of uid
+ * 0), so nothing that works is lost.  The limit is the sandbox user
+ * namespace's own, set while init still holds CAP_SYS_RESOURCE in it.
+ */
+static void
+no_userns(const struct es_sbx_plan *pl)
+{
+	int fd;
+
+	if ((fd = openat(AT_FDCWD, "/proc/sys/user/max_user_namespaces",
+	    O_WRONLY | O_CLOEXEC)) == -1 || write(fd, "0\n", 2) != 2)
+		es_sbx_fail(pl, ES_S_PROC_COVER, -1);
+	close(fd);
+}
+
+/*
  * What is the command's own, on top of its copy of the view: its ptys
  * and /dev/shm (dev_own), the hidden paths the view lacks (made or renamed into place since the keeper
  * built it), the read-only paths in the workspace (which the command's
@@ -687,4 +798,8 @@ es_sbx_mounts_own(const struct es_sbx_plan *pl)
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 	    NULL) == -1)
 		es_sbx_fail(pl, ES_S_PROC, -1);
+	if (pl->sysowner) {
+		no_userns(pl);
+		proc_cover(pl);
+	}
 }

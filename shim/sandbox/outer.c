@@ -54,7 +54,8 @@ static const char *const step_name[] = {
 	"mount /dev/shm", "hide a path", "make the home private",
 	"open a ro path",
 	"ro path is a symlink", "pin a ro path's directory",
-	"make a ro path read-only", "mount /proc", "chdir", "read namespace ids",
+	"make a ro path read-only", "mount /proc", "cover /proc", "chdir",
+	"read namespace ids",
 	"drop capabilities", "setsid", "join a new session keyring",
 	"scope with Landlock", "PR_SET_PDEATHSIG", "parent exited",
 	"fork", "exec"
@@ -458,6 +459,7 @@ main(int argc, char *argv[])
 	pl.uid = getuid();
 	pl.outer = getpid();
 	pl.gid = getgid();
+	pl.sysowner = es_sbx_sysowner(pl.uid);
 	pl.netns = !pol.network;
 	log = es_sbx_log_path(&pol, home);
 	es_sbx_plan_session(&pl, &pol, home);

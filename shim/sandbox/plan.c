@@ -371,6 +371,35 @@ plan_hide(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
 	es_hide_dirs_free(&dirs);
 }
 
+/*
+ * What /sys shows only to its owner: a caller that owns the system's
+ * files (kernel uid 0, which keeps owner permission without a
+ * capability) would read firmware tables, debugfs, tracefs (trace_pipe
+ * shows other processes' system calls), securityfs, bpffs and the
+ * powercap energy counters.  Docker masks most of these; /sys itself is
+ * read-only for everyone.
+ */
+static const char *const sys_owner_only[] = {
+	"/sys/firmware", "/sys/kernel/debug", "/sys/kernel/tracing",
+	"/sys/kernel/security", "/sys/fs/bpf", "/sys/devices/virtual/powercap"
+};
+
+/*
+ * Does uid own the system's files?  Root does, and so does contain
+ * mode's root (ES_CONTAIN_ROOT_ID inside, kernel uid 0 outside): no
+ * capability, but owner permission on /proc/sys, /run's sockets and the
+ * rest of what root owns.  Asked of the files, not of the number: the 0
+ * of `unshare -r` owns nothing of the host's.
+ */
+int
+es_sbx_sysowner(uid_t uid)
+{
+	struct stat st;
+
+	return (stat("/", &st) == 0 && st.st_uid == uid) ||
+	    (stat("/proc/sys/kernel", &st) == 0 && st.st_uid == uid);
+}
+
 /* What git runs later, outside: hooks, and config (core.hooksPath, ...). */
 static const char *const default_ro[] = { ".git/hooks", ".git/config" };
 
@@ -516,6 +545,9 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	add_hide(pl, xstrdup(buf), 1);
 	if ((x = getenv("SSH_AUTH_SOCK")) != NULL)
 		add_hide(pl, (char *)x, 0);
+	for (i = 0; pl->sysowner && i < sizeof(sys_owner_only) /
+	    sizeof(sys_owner_only[0]); i++)
+		add_hide(pl, (char *)sys_owner_only[i], 0);
 	for (i = 0; i < sizeof(default_ro) / sizeof(default_ro[0]); i++)
 		if (add_mnt(pl, ES_MK_RO, default_ro[i]))
 			pl->mnt[pl->nmnt - 1].mkdir =

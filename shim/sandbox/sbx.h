@@ -24,7 +24,7 @@ enum es_sbx_step {
 	ES_S_MAP_UID, ES_S_SETGROUPS, ES_S_MAP_GID, ES_S_ROOT_RO, ES_S_BIND,
 	ES_S_WRITABLE, ES_S_TMP, ES_S_DEV, ES_S_DEVNODE, ES_S_PTS, ES_S_SHM,
 	ES_S_HIDE, ES_S_HOME, ES_S_RO_OPEN, ES_S_RO_LINK, ES_S_RO_PIN, ES_S_RO,
-	ES_S_PROC, ES_S_CHDIR, ES_S_NSID, ES_S_CAPS, ES_S_SETSID,
+	ES_S_PROC, ES_S_PROC_COVER, ES_S_CHDIR, ES_S_NSID, ES_S_CAPS, ES_S_SETSID,
 	ES_S_KEYRING, ES_S_LANDLOCK, ES_S_PDEATHSIG, ES_S_PARENT, ES_S_FORK,
 	ES_S_EXEC
 };
@@ -83,6 +83,7 @@ struct es_sbx_plan {
 	size_t		 nargs;		/* ... bytes: the keeper blanks them */
 	uid_t		 uid;
 	gid_t		 gid;
+	int		 sysowner;	/* the caller owns the system's files (plan.c) */
 	int		 netns;
 	size_t		 nmnt;
 	struct es_sbx_mnt mnt[ES_SBX_NMNT];
@@ -126,6 +127,7 @@ void	 es_sbx_plan_session(struct es_sbx_plan *, const struct es_policy *,
  * own view, its pid).  None (s_ovl NULL) when it cannot be had.
  */
 void	 es_sbx_workdir(struct es_sbx_plan *, const char *name);
+int	 es_sbx_sysowner(uid_t);
 ssize_t	 es_sbx_read_small(const char *path, int flags, char *buf, size_t len);
 
 /*

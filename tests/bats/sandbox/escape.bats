@@ -32,6 +32,8 @@ setup() {
 teardown() {
 	[ -n "${BGPID:-}" ] && kill "$BGPID" 2>/dev/null
 	[ -n "${P1:-}" ] && kill "$P1" "$P2" 2>/dev/null
+	[ -n "${PIDS:-}" ] && kill $PIDS 2>/dev/null
+	[ -n "${RUNDIR:-}" ] && rm -rf "$RUNDIR"
 	cd /
 	rm -rf "$R"
 }
@@ -61,6 +63,31 @@ open_agent() {
 	pol 'sandbox off' 'protect-self no'
 	sbx_agent "$1"
 	unset POLICY
+}
+
+# sbx_root [--contain] ATTACK: the agent of sbx_agent as root, which is
+# how devcontainers and CI run agents, with a home (0700) and workspace
+# of root's own; with --contain, under `envshim --contain`, whose root is
+# 65533 inside and kernel uid 0 all the same.  $RPOLICY: root's policy.
+sbx_root() {
+	local pre=(LD_PRELOAD="$SHIM")
+	# contain mode preloads its own shim, through /etc/ld.so.preload
+	if [ "$1" = --contain ]; then pre=("$ENVSHIM" --contain --); shift; fi
+	mkdir -p "$R/rhome" "$R/rws" "$R/rstate"
+	chmod 700 "$R/rhome"
+	(cd "$R/rws" && env -i HOME="$R/rhome" PATH=/usr/local/bin:/usr/bin:/bin \
+		LANG=C.UTF-8 XDG_STATE_HOME="$R/rstate" XDG_RUNTIME_DIR="${RRUN:-$R/rrun}" \
+		GITHUB_TOKEN="$GH" ${RPOLICY:+ENVSHIM_POLICY=$RPOLICY} "${RENV[@]}" \
+		"${pre[@]}" /usr/bin/python3 -c '
+import os, subprocess, sys
+sys.exit(subprocess.run(["bash", "-c", sys.argv[1]]).returncode)' "$1")
+}
+
+# The same as root with no sandbox: the control.
+open_root() {
+	printf 'sandbox off\nprotect-self no\n' >"$R/rpolicy"
+	chmod 644 "$R/rpolicy"
+	RPOLICY=$R/rpolicy sbx_root "$1"
 }
 
 # listen KIND ADDR: a listener outside, as the unprivileged user, that
@@ -447,4 +474,148 @@ true'
 	! grep -q -e '^mounted' -e remounted-root -e unmounted -e 'PRIVATE KEY' <<<"$output" || false
 	[ "$(cat "$R/home/.bashrc")" = '# bashrc' ]
 	grep -q '^nested pids: [0-9]$' <<<"$output"
+}
+
+# What a root agent's shell tries on the kernel's own state: each file is
+# opened for writing and closed unwritten (the open is where the kernel
+# checks), each root-only file read, and a nested user namespace asked
+# for a cgroup2 whose root-owned files it would then write.
+ROOT_KERNEL='python3 -c "
+import ctypes, os
+for f in (\"/proc/sys/kernel/core_pattern\", \"/proc/sys/kernel/modprobe\",
+          \"/proc/sys/vm/drop_caches\", \"/proc/sys/kernel/panic\",
+          \"/proc/sys/net/ipv4/ip_forward\", \"/proc/sysrq-trigger\",
+          \"/proc/irq/default_smp_affinity\", \"/proc/sys/fs/protected_symlinks\"):
+    if not os.path.exists(f):
+        continue
+    try:
+        os.close(os.open(f, os.O_WRONLY)); print(\"writable\", f)
+    except OSError as e:
+        print(\"denied\", f, e.errno)
+for f in (\"/proc/slabinfo\", \"/proc/timer_list\", \"/proc/keys\", \"/proc/pagetypeinfo\"):
+    try:
+        print(\"read\", f, len(open(f, \"rb\").read()))
+    except OSError as e:
+        print(\"unread\", f, e.errno)
+print(\"firmware\", len(os.listdir(\"/sys/firmware\")))
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.unshare(0x10000000 | 0x00020000 | 0x02000000) == 0:
+    print(\"nested\", libc.mount(b\"none\", b\"/dev/shm\", b\"cgroup2\", 0, None))
+else:
+    print(\"no nested userns\", ctypes.get_errno())
+"'
+
+@test "root agent: /proc/sys, sysrq-trigger, irq and the rest of the kernel's state are read-only, root-only files masked, no nested cgroup2 (control: writable without the sandbox)" {
+	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
+	run open_root "$ROOT_KERNEL"
+	grep -qx 'writable /proc/sys/kernel/core_pattern' <<<"$output"
+	grep -qx 'writable /proc/sys/vm/drop_caches' <<<"$output"
+	grep -q '^read /proc/slabinfo [1-9]' <<<"$output"
+	run sbx_root "$ROOT_KERNEL"
+	[ "$status" -eq 0 ]
+	# the attack ran, and got nowhere
+	grep -qx 'denied /proc/sys/kernel/core_pattern 30' <<<"$output"
+	[ "$(grep -c '^denied ' <<<"$output")" -ge 6 ]
+	lacks '^writable '
+	grep -qx 'read /proc/slabinfo 0' <<<"$output"
+	grep -qx 'read /proc/timer_list 0' <<<"$output"
+	grep -qx 'read /proc/keys 0' <<<"$output"
+	grep -qx 'firmware 0' <<<"$output"
+	grep -q '^no nested userns ' <<<"$output"
+}
+
+@test "root agent under --contain (root is 65533 inside, kernel uid 0): the same /proc and cgroup2 attacks fail (control: writable without the sandbox)" {
+	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
+	run open_root "$ROOT_KERNEL"
+	grep -qx 'writable /proc/sys/kernel/core_pattern' <<<"$output"
+	run sbx_root --contain "id -u; $ROOT_KERNEL"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 65533 ]
+	grep -qx 'denied /proc/sys/kernel/core_pattern 30' <<<"$output"
+	lacks '^writable '
+	grep -qx 'read /proc/slabinfo 0' <<<"$output"
+	grep -q '^no nested userns ' <<<"$output"
+}
+
+# Opens each device node for writing, closes it unwritten.
+OPEN_DEV='python3 -c "
+import os, sys
+for f in sys.argv[1:]:
+    try:
+        os.close(os.open(f, os.O_WRONLY)); print(\"opened\", os.path.basename(f))
+    except OSError as e:
+        print(\"refused\", os.path.basename(f), e.errno)
+"'
+
+# dev_case NAME CONTROL SANDBOXED: a device node of the runner's, NAME in
+# the workspace, opens under CONTROL and not under SANDBOXED, where the
+# sandbox's own /dev/null still does.
+dev_case() {
+	run "$2" "$OPEN_DEV $1"
+	grep -qx "opened ${1##*/}" <<<"$output"
+	run "$3" "$OPEN_DEV $1 /dev/null"
+	[ "$status" -eq 0 ]
+	grep -qx "refused ${1##*/} 13" <<<"$output"
+	grep -qx 'opened null' <<<"$output"
+}
+
+@test "device nodes on the host's file systems do not open inside, for the user or root (control: they do without the sandbox)" {
+	# /dev/null's numbers under another name: what a chroot's /dev/sda
+	# or a stray copy of /dev/kvm would be, owned by whoever runs
+	mknod "$R/ws/mine" c 1 3
+	[ "$(id -u)" = 0 ] && chown 65534:65534 "$R/ws/mine"
+	chmod 600 "$R/ws/mine"
+	dev_case "$R/ws/mine" open_agent sbx_agent
+	[ "$(id -u)" = 0 ] || return 0
+	mkdir -p "$R/rws"
+	mknod "$R/rws/disk" c 1 3
+	chmod 600 "$R/rws/disk"
+	dev_case "$R/rws/disk" open_root sbx_root
+}
+
+@test "keyrings: a sandboxed command can neither read the agent user's keyring by serial nor plant a key in it (control: a plain child can)" {
+	cat >"$R/ws/ukeys.py" <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+kid, ring = int(sys.argv[1]), int(sys.argv[2])
+buf = ctypes.create_string_buffer(64)
+n = libc.syscall(250, 11, kid, buf, 64)            # KEYCTL_READ by serial
+print("read", buf.value.decode(errors="replace") if n > 0 else os.strerror(ctypes.get_errno()))
+k = libc.syscall(248, b"user", b"planted", b"x", 1, ring)   # add_key into @u
+print("plant", "ok" if k > 0 else os.strerror(ctypes.get_errno()))
+PY
+	chmod 644 "$R/ws/ukeys.py"
+	# The agent keeps a credential in its user keyring, readable by its
+	# uid (as Kerberos' KEYRING cache does), and hands the serials on.
+	probe() {
+		env -i HOME="$1" PATH=/usr/bin:/bin XDG_STATE_HOME="$2" LD_PRELOAD="$SHIM" python3 -c '
+import ctypes, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+ring = libc.syscall(250, 0, -4, 1)                  # KEYCTL_GET_KEYRING_ID @u
+k = libc.syscall(248, b"user", b"envshim-esc-u", b"hunter2key", 10, ring)
+libc.syscall(250, 5, k, 0x3f3f0000)                 # KEYCTL_SETPERM: the uid may read
+args = "%d %d" % (k, ring)
+subprocess.run(["bash", "-c", "echo -n \"shell: \"; python3 ukeys.py " + args])
+subprocess.run(["/usr/bin/python3", "ukeys.py"] + args.split())
+p = libc.syscall(250, 10, ring, b"user", b"planted", 0)
+print("agent finds a planted key:", p > 0)
+for x in (k, p):
+    if x > 0:
+        libc.syscall(250, 21, x)                    # KEYCTL_INVALIDATE
+'
+	}
+	run as_nobody bash -c "$(declare -f probe); SHIM=$SHIM; probe $R/home $R/state"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "shell: read Function not implemented" ]
+	[ "${lines[1]}" = "plant Function not implemented" ]
+	[ "${lines[2]}" = "read hunter2key" ]
+	[ "${lines[3]}" = "plant ok" ]
+	[ "$(id -u)" = 0 ] || return 0
+	mkdir -p "$R/rhome" "$R/rws"
+	cp "$R/ws/ukeys.py" "$R/rws/"
+	run bash -c "cd $R/rws; $(declare -f probe); SHIM=$SHIM; probe $R/rhome $R/rstate"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "shell: read Function not implemented" ]
+	[ "${lines[1]}" = "plant Function not implemented" ]
+	[ "${lines[2]}" = "read hunter2key" ]
 }
