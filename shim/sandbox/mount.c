@@ -537,6 +537,33 @@ home_private(const struct es_sbx_plan *pl, int seal)
 		es_sbx_fail(pl, ES_S_HOME, (int)i);
 }
 
+/*
+ * A hidden directory that holds a kept capability's path (plan.c,
+ * cap_keep): an empty tmpfs over it, just before the binds put that
+ * path back, read-only once they are in.  One the private /tmp covers
+ * (ENOENT) has nothing to cover: the path is bound back there.
+ */
+static unsigned char priv_made[ES_SBX_NMNT];
+
+static void
+priv_dirs(const struct es_sbx_plan *pl, int seal)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nmnt; i++) {
+		if (pl->mnt[i].kind != ES_MK_PRIV)
+			continue;
+		if (seal) {
+			if (priv_made[i] && remount(pl->mnt[i].path, 1) == -1)
+				es_sbx_fail(pl, ES_S_HIDE, (int)i);
+		} else if (mount("tmpfs", pl->mnt[i].path, "tmpfs", MS_NOSUID |
+		    MS_NODEV | MS_NOEXEC, "mode=0700") == 0)
+			priv_made[i] = 1;
+		else if (errno != ENOENT)
+			es_sbx_fail(pl, ES_S_HIDE, (int)i);
+	}
+}
+
 /* One entry of getdents64(2), which neither libc declares the same way. */
 struct dent64 {
 	uint64_t	ino;
@@ -545,6 +572,109 @@ struct dent64 {
 	unsigned char	type;
 	char		name[];
 };
+
+/* Does the walk hide this socket or FIFO? */
+static int
+node_hidden(const struct es_sbx_plan *pl, int dfd, const char *name,
+    const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nkept; i++)
+		if (pl->kept[i].dev == st->st_dev && pl->kept[i].ino == st->st_ino)
+			return 0;
+	/*
+	 * A root caller: every one, since a daemon that authorizes its
+	 * peer by uid (the system bus, systemd's private socket, snapd)
+	 * takes uid 0 for root whatever the socket's mode.  Anyone else:
+	 * those the caller may connect to but not everyone may (its own,
+	 * a group's: docker), checked with its real ids, as connect is.
+	 */
+	return pl->sysowner || (!(st->st_mode & S_IWOTH) &&
+	    syscall(SYS_faccessat, dfd, name, W_OK) == 0);
+}
+
+/*
+ * One directory of a socket walk: each socket and FIFO that node_hidden
+ * names gets the placeholder file (at /dev/shm/f while hide_paths runs)
+ * bound over it, so a connect or an open for writing finds a read-only
+ * regular file; each directory on the same file system is entered, down
+ * to depth levels (another file system under it, a container's root,
+ * is not: what it holds is no daemon's).  Bounded: more entries or
+ * sockets than es_limits.h allows is a refusal, not a partial walk.
+ */
+static void
+walk_dir(const struct es_sbx_plan *pl, int dfd, dev_t dev, int depth,
+    size_t *entries, size_t *hidden)
+{
+	char buf[2048], fp[40];
+	const struct dent64 *d;
+	struct stat st;
+	ssize_t n, off;
+	int fd;
+
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n; off += d->reclen) {
+			d = (const struct dent64 *)(const void *)(buf + off);
+			if (strcmp(d->name, ".") == 0 ||
+			    strcmp(d->name, "..") == 0)
+				continue;
+			if (++*entries > ES_WALK_ENTRIES) {
+				errno = E2BIG;
+				es_sbx_fail(pl, ES_S_HIDE, -1);
+			}
+			if ((d->type != DT_DIR && d->type != DT_SOCK &&
+			    d->type != DT_FIFO && d->type != DT_UNKNOWN) ||
+			    fstatat(dfd, d->name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+				continue;
+			if (S_ISDIR(st.st_mode)) {
+				if (depth == 0 || st.st_dev != dev ||
+				    (fd = openat(dfd, d->name, O_RDONLY |
+				    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+					continue;
+				walk_dir(pl, fd, dev, depth - 1, entries, hidden);
+				close(fd);
+				continue;
+			}
+			if ((!S_ISSOCK(st.st_mode) && !S_ISFIFO(st.st_mode)) ||
+			    !node_hidden(pl, dfd, d->name, &st))
+				continue;
+			if (++*hidden > ES_WALK_HIDES) {
+				errno = E2BIG;
+				es_sbx_fail(pl, ES_S_HIDE, -1);
+			}
+			if ((fd = openat(dfd, d->name, O_PATH | O_NOFOLLOW |
+			    O_CLOEXEC)) == -1 || mount("/dev/shm/f",
+			    fdpath(fp, sizeof(fp), fd), NULL, MS_BIND,
+			    NULL) == -1)
+				es_sbx_fail(pl, ES_S_HIDE, -1);
+			close(fd);
+		}
+}
+
+/*
+ * The sockets and FIFOs of the plan's walk (/run and the like), hidden
+ * in a view that is built (not joined): a unix socket on a read-only
+ * mount still accepts a connect, and a FIFO an open for writing.
+ */
+static void
+hide_nodes(const struct es_sbx_plan *pl)
+{
+	size_t i, entries = 0, hidden = 0;
+	struct stat st;
+	int fd;
+
+	for (i = 0; i < pl->nwalk; i++) {
+		/* a link (/var/run to /run) is walked where it leads, once */
+		if ((fd = openat(AT_FDCWD, pl->walk[i].path, O_RDONLY |
+		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+			continue;
+		if (fstat(fd, &st) == 0)
+			walk_dir(pl, fd, st.st_dev, pl->walk[i].depth, &entries,
+			    &hidden);
+		close(fd);
+	}
+}
 
 /*
  * The hidden paths, a step of its own after the view of the home is
@@ -581,7 +711,8 @@ hide_paths(const struct es_sbx_plan *pl)
 
 	for (i = 0; i < pl->nmnt; i++)
 		todo += needs_hide(pl, &pl->mnt[i]);
-	if (todo == 0)
+	/* a view built here walks for sockets too; a joined one has them */
+	if (todo == 0 && (pl->joined || pl->nwalk == 0))
 		return 0;
 	/*
 	 * The scratch tmpfs goes on /dev/shm, where nothing to hide lives:
@@ -607,6 +738,8 @@ hide_paths(const struct es_sbx_plan *pl)
 		    errno != ENOENT)
 			es_sbx_fail(pl, ES_S_HIDE, (int)i);
 	}
+	if (!pl->joined)
+		hide_nodes(pl);
 	if (umount2("/dev/shm", MNT_DETACH) == -1)
 		es_sbx_fail(pl, ES_S_HIDE, -1);
 	return dev;
@@ -673,6 +806,7 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 		if (mkdir(tmp, 0700) == -1 && errno != EEXIST)
 			es_sbx_fail(pl, ES_S_TMP, -1);
 	}
+	priv_dirs(pl, 0);
 	for (i = 0; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
 		if (m->kind == ES_MK_CACHE)
@@ -692,6 +826,7 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 			es_sbx_fail(pl, ES_S_WRITABLE, (int)i);
 	}
 	home_private(pl, 1);
+	priv_dirs(pl, 1);
 	setup_dev(pl);
 	return hide_paths(pl);
 }

@@ -1,7 +1,8 @@
 /*
  * outer.c - envshim-sandbox: run one command confined.
  *
- *	envshim-sandbox [--policy FILE] [--argv0 NAME] [--] COMMAND [ARGS...]
+ *	envshim-sandbox [--policy FILE] [--argv0 NAME] [--cap NAME=VALUE]...
+ *	    [--] COMMAND [ARGS...]
  *
  * Three processes, as in bubblewrap (four in a session, whose keeper
  * holds the view its commands share: keeper.c):
@@ -370,7 +371,7 @@ static void __attribute__((noreturn))
 usage(int asked)
 {
 	fprintf(asked ? stdout : stderr, "usage: envshim-sandbox [--policy FILE] "
-	    "[--argv0 NAME] [--] COMMAND [ARGS...]\n"
+	    "[--argv0 NAME] [--cap NAME=VALUE]... [--] COMMAND [ARGS...]\n"
 	    "       envshim-sandbox --help | --version\n");
 	exit(asked ? 0 : ES_SBX_EXIT);
 }
@@ -386,6 +387,8 @@ main(int argc, char *argv[])
 	static struct es_policy pol;
 	struct es_parse_err perr;
 	const char *polfile = NULL, *argv0 = NULL, *cfg, *home;
+	static const char *caps[ES_MAX_CAPVARS];
+	size_t ncap = 0;
 	static char *log;	/* held, like the plan, until the process ends */
 	char why[512], eb[128], cwd[ES_PATH_MAX];
 	int msgp[2], alivep[2], flags, i, st = 0, got = 0, pe, joined;
@@ -409,6 +412,9 @@ main(int argc, char *argv[])
 			polfile = argv[++i];
 		else if (strcmp(argv[i], "--argv0") == 0 && i + 1 < argc)
 			argv0 = argv[++i];
+		else if (strcmp(argv[i], "--cap") == 0 && i + 1 < argc &&
+		    ncap < ES_MAX_CAPVARS)
+			caps[ncap++] = argv[++i];
 		else if (strcmp(argv[i], "--help") == 0)
 			usage(1);
 		else if (strcmp(argv[i], "--version") == 0) {
@@ -464,6 +470,7 @@ main(int argc, char *argv[])
 	log = es_sbx_log_path(&pol, home);
 	es_sbx_plan_session(&pl, &pol, home);
 	es_sbx_plan_mounts(&pl, &pol, home, log);
+	es_sbx_plan_caps(&pl, &pol, home, caps, ncap);
 	audit_hidden(&pol, log, &pl, home);
 
 	only_stdio(pl.path);

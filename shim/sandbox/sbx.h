@@ -45,7 +45,9 @@ enum es_sbx_mnt_kind {
 	ES_MK_RW, ES_MK_HIDE_DIR, ES_MK_HIDE_FILE, ES_MK_RO, ES_MK_KEEP,
 	ES_MK_HOME,	/* home private: an empty tmpfs over the home */
 	ES_MK_BACK,	/* home private: a path bound back into it, read-only */
-	ES_MK_CACHE	/* no home layer: src bound writable at path */
+	ES_MK_CACHE,	/* no home layer: src bound writable at path */
+	ES_MK_PRIV,	/* a hidden directory with a kept path bound back */
+	ES_MK_NONE	/* planned, then given up: a kept capability's */
 };
 struct es_sbx_mnt {
 	int		 kind;
@@ -54,6 +56,22 @@ struct es_sbx_mnt {
 	const char	*path;		/* absolute; RO: in the workspace */
 	const char	*src;		/* CACHE: its directory in the layer */
 };
+
+/*
+ * A directory whose sockets and FIFOs init hides (mount.c, hide_nodes),
+ * down to depth levels below it, and a socket a kept capability
+ * variable names, which stays (plan.c, plan_caps).
+ */
+struct es_sbx_walk {
+	const char	*path;
+	int		 depth;
+};
+struct es_sbx_node {
+	dev_t		 dev;
+	ino_t		 ino;
+};
+#define ES_SBX_NWALK	16
+#define ES_SBX_NKEPT	16
 
 /* the policy's paths, the hide list, and the defaults with the caches (plan_cache) */
 #define ES_SBX_NMNT	(3 * ES_MAX_PATHS + ES_HIDE_MOUNTS + 128)
@@ -87,6 +105,10 @@ struct es_sbx_plan {
 	int		 netns;
 	size_t		 nmnt;
 	struct es_sbx_mnt mnt[ES_SBX_NMNT];
+	size_t		 nwalk;
+	struct es_sbx_walk walk[ES_SBX_NWALK];
+	size_t		 nkept;
+	struct es_sbx_node kept[ES_SBX_NKEPT];
 	es_execve_fn	 exec;
 	int		 msgfd;		/* write end, close-on-exec */
 	int		 alivefd;	/* read end: EOF when the outer is gone */
@@ -120,6 +142,12 @@ void	 es_sbx_plan_mounts(struct es_sbx_plan *, const struct es_policy *,
 	    const char *home, const char *log);
 void	 es_sbx_plan_session(struct es_sbx_plan *, const struct es_policy *,
 	    const char *home);
+/*
+ * What capability variables name: hidden for each dropped one (caps,
+ * the shim's --cap NAME=VALUE), reachable for each the command gets.
+ */
+void	 es_sbx_plan_caps(struct es_sbx_plan *, const struct es_policy *,
+	    const char *home, const char *const *caps, size_t ncap);
 /*
  * The home's overlay options, with its work directory LAYER/work/NAME
  * made now: only the process that mounts the overlay makes one (the

@@ -573,6 +573,81 @@ dev_case() {
 	dev_case "$R/rws/disk" open_root sbx_root
 }
 
+# run_sockets DIR: under DIR (in /run, as root), listening sockets of
+# root's (root.sock, 0600), the unprivileged user's (mine.sock, 0600), a
+# group's (group.sock, root:4242 0660), everyone's (world.sock), and a
+# FIFO of root's; their listeners' pids in $PIDS.
+run_sockets() {
+	mkdir -p "$1"
+	python3 -c '
+import os, socket, sys, time
+d = sys.argv[1]
+def listen(name, uid, gid, mode):
+    s = socket.socket(socket.AF_UNIX); s.bind(d + "/" + name); s.listen(8)
+    os.chown(d + "/" + name, uid, gid); os.chmod(d + "/" + name, mode)
+    return s
+socks = [listen("root.sock", 0, 0, 0o600), listen("mine.sock", 65534, 65534, 0o600),
+         listen("group.sock", 0, 4242, 0o660), listen("world.sock", 0, 0, 0o777)]
+os.mkfifo(d + "/fifo", 0o600)
+open(d + "/ready", "w").close()
+while True:
+    for s in socks:
+        s.setblocking(False)
+        try:
+            c, _ = s.accept(); c.sendall(b"hello\n"); c.close()
+        except BlockingIOError:
+            pass
+    time.sleep(0.02)' "$1" </dev/null >/dev/null 2>&1 3>&- &
+	PIDS="$PIDS $!"
+	for _ in $(seq 50); do [ -e "$1/ready" ] && break; sleep 0.1; done
+}
+
+# Connects to each socket of run_sockets and opens its FIFO for writing.
+CONNECT_RUN='python3 -c "
+import os, socket, sys
+d = sys.argv[1]
+for n in (\"root.sock\", \"mine.sock\", \"group.sock\", \"world.sock\"):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(d + \"/\" + n); print(n, s.recv(8).decode().strip())
+    except OSError as e:
+        print(n, \"blocked\", e.errno)
+try:
+    os.close(os.open(d + \"/fifo\", os.O_WRONLY | os.O_NONBLOCK)); print(\"fifo opened\")
+except OSError as e:
+    print(\"fifo\", e.errno)
+"'
+
+@test "sockets and FIFOs under /run: a root agent reaches none; a user reaches only everyone's (control: all reachable without the sandbox)" {
+	[ "$(id -u)" = 0 ] || skip "a daemon's sockets in /run are root's to make"
+	RUNDIR=/run/envshim-esc.$$
+	run_sockets "$RUNDIR"
+	# root: every socket authorizes uid 0, whatever its mode
+	run open_root "$CONNECT_RUN $RUNDIR"
+	[ "$(grep -c ' hello$' <<<"$output")" -eq 4 ]
+	grep -qx 'fifo 6' <<<"$output"	# ENXIO: no reader, but it opened
+	run sbx_root "$CONNECT_RUN $RUNDIR"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' blocked ' <<<"$output")" -eq 4 ]
+	lacks hello
+	grep -qx 'fifo 30' <<<"$output"
+	# the user, in the socket's group: its own and the group's are
+	# capabilities, everyone's (a local database's) is not
+	ingroup() {
+		setpriv --reuid=65534 --regid=65534 --groups=4242 env -i HOME="$R/home" \
+			PATH=/usr/bin:/bin XDG_STATE_HOME="$R/state" LD_PRELOAD="$SHIM" \
+			/usr/bin/python3 -c 'import subprocess, sys; subprocess.run(["bash", "-c", sys.argv[1]])' "$1"
+	}
+	run setpriv --reuid=65534 --regid=65534 --groups=4242 bash -c "$CONNECT_RUN $RUNDIR"
+	grep -qx 'mine.sock hello' <<<"$output"
+	grep -qx 'group.sock hello' <<<"$output"
+	run ingroup "cd $R/ws; $CONNECT_RUN $RUNDIR"
+	[ "$status" -eq 0 ]
+	grep -qx 'mine.sock blocked 111' <<<"$output"
+	grep -qx 'group.sock blocked 111' <<<"$output"
+	grep -qx 'world.sock hello' <<<"$output"
+}
+
 @test "keyrings: a sandboxed command can neither read the agent user's keyring by serial nor plant a key in it (control: a plain child can)" {
 	cat >"$R/ws/ukeys.py" <<'PY'
 import ctypes, os, sys
@@ -618,4 +693,54 @@ for x in (k, p):
 	[ "${lines[0]}" = "shell: read Function not implemented" ]
 	[ "${lines[1]}" = "plant Function not implemented" ]
 	[ "${lines[2]}" = "read hunter2key" ]
+}
+
+@test "the agent's ssh agent (SSH_AUTH_SOCK dropped) is unreachable from shells wherever its socket is; keep SSH_AUTH_SOCK opts it in, from the hidden runtime dir too (control: a plain child uses it)" {
+	# a real ssh-agent of the user's, its socket where the shells can
+	# see the directory (not the runtime dir, not /tmp), and a second
+	# one in the runtime dir, which is hidden as a whole
+	mkdir -p "$R/ws/.agent"
+	[ "$(id -u)" = 0 ] && chown 65534:65534 "$R/ws/.agent"
+	as_nobody ssh-agent -a "$R/ws/.agent/ssh.sock" >"$R/a1"
+	as_nobody ssh-agent -a "$R/run/ssh.sock" >"$R/a2"
+	PIDS="$(sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p' "$R/a1" "$R/a2" | tr '\n' ' ')"
+	use='for s in "$R/ws/.agent/ssh.sock" "$R/run/ssh.sock"; do SSH_AUTH_SOCK=$s ssh-add -l >/dev/null 2>&1; echo "${s##*/}" $?; done'
+	use=${use//\$R/$R}
+	# control: the agent's own child lists the keys (1: none, but it answered)
+	run as_nobody env SSH_AUTH_SOCK="$R/ws/.agent/ssh.sock" ssh-add -l
+	[ "$status" -eq 1 ]
+	# the agent has SSH_AUTH_SOCK; its shells get neither the variable
+	# nor the socket it names (2: no agent to talk to)
+	run as_nobody env -i HOME="$R/home" PATH=/usr/bin:/bin XDG_STATE_HOME="$R/state" \
+		XDG_RUNTIME_DIR="$R/run" SSH_AUTH_SOCK="$R/ws/.agent/ssh.sock" LD_PRELOAD="$SHIM" \
+		/usr/bin/python3 -c 'import subprocess, sys; subprocess.run(["bash", "-c", sys.argv[1]])' \
+		"$use; echo sock=\$SSH_AUTH_SOCK"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "ssh.sock 2" ]
+	[ "${lines[1]}" = "ssh.sock 2" ]
+	[ "${lines[2]}" = "sock=" ]
+	# opted in: the one the variable names answers, from the runtime dir
+	pol 'keep SSH_AUTH_SOCK'
+	run as_nobody env -i HOME="$R/home" PATH=/usr/bin:/bin XDG_STATE_HOME="$R/state" \
+		XDG_RUNTIME_DIR="$R/run" SSH_AUTH_SOCK="$R/run/ssh.sock" ENVSHIM_POLICY="$POLICY" \
+		LD_PRELOAD="$SHIM" /usr/bin/python3 -c 'import subprocess, sys; subprocess.run(["bash", "-c", sys.argv[1]])' \
+		"$use; echo sock=\$SSH_AUTH_SOCK; ls \$XDG_RUNTIME_DIR"
+	[ "$status" -eq 0 ]
+	# (the workspace's, which no variable names now, is the workspace's)
+	[ "${lines[1]}" = "ssh.sock 1" ]
+	[ "${lines[2]}" = "sock=$R/run/ssh.sock" ]
+	# of the runtime dir, only the kept socket shows
+	[ "${lines[3]}" = "ssh.sock" ]
+	[ "${#lines[@]}" -eq 4 ]
+	[ "$(id -u)" = 0 ] || return 0
+	# root's agent, the same way
+	mkdir -p "$R/rws/.agent"
+	ssh-agent -a "$R/rws/.agent/ssh.sock" >"$R/a3"
+	PIDS="$PIDS $(sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p' "$R/a3")"
+	RENV=(SSH_AUTH_SOCK="$R/rws/.agent/ssh.sock")
+	run sbx_root 'ssh-add -l >/dev/null 2>&1; echo root $?; SSH_AUTH_SOCK=.agent/ssh.sock ssh-add -l >/dev/null 2>&1; echo root $?'
+	RENV=()
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "root 2" ]
+	[ "${lines[1]}" = "root 2" ]
 }
