@@ -389,13 +389,19 @@ static const char *const sys_owner_only[] = {
  * mode's root (ES_CONTAIN_ROOT_ID inside, kernel uid 0 outside): no
  * capability, but owner permission on /proc/sys, /run's sockets and the
  * rest of what root owns.  Asked of the files, not of the number: the 0
- * of `unshare -r` owns nothing of the host's.
+ * of `unshare -r` owns nothing of the host's, and the overflow uid
+ * (nobody) is what every unmapped owner looks like.
  */
 int
 es_sbx_sysowner(uid_t uid)
 {
+	char buf[32];
 	struct stat st;
 
+	/* an owner a user namespace does not map shows as the overflow uid */
+	if (es_sbx_read_small("/proc/sys/kernel/overflowuid", 0, buf,
+	    sizeof(buf)) == -1 || strtoul(buf, NULL, 10) == uid)
+		return 0;
 	return (stat("/", &st) == 0 && st.st_uid == uid) ||
 	    (stat("/proc/sys/kernel", &st) == 0 && st.st_uid == uid);
 }
