@@ -40,6 +40,8 @@
 					/* remembered, by hash, for "lost" */
 #define ES_TREE_UP		8	/* levels from the agent's file to its package.json */
 #define ES_CONTAIN_ROOT_ID	65533	/* root's uid and gid inside contain mode */
+#define ES_SBX_ROOT_KUID	65532	/* a root caller's sandboxed uid and gid, */
+					/* outside: an id that owns nothing */
 #define ES_CONTAIN_SUBMOUNTS	64	/* mounts under /etc that --contain keeps */
 #define ES_PROC_ENTRIES		1024	/* top-level /proc entries the sandbox */
 					/* covers for a root caller */

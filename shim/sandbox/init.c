@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
@@ -211,11 +212,17 @@ es_sbx_init(struct es_sbx_plan *pl)
 		es_sbx_fail(pl, ES_S_PARENT, -1);
 	}
 	close(pl->alivefd);
-	/* a command joining the session's view finds it mapped and built */
-	if (!pl->joined) {
+	/*
+	 * A command joining the session's view finds it mapped and built;
+	 * in idmap.c's namespace (whose maps the outer wrote) it takes the
+	 * ids the view was built with, or the view takes them (mount.c).
+	 */
+	if (pl->idmap && pl->joined)
+		es_sbx_root_ids(pl);
+	else if (!pl->idmap && !pl->joined)
 		map_ids(pl);
+	if (!pl->joined)
 		(void)es_sbx_mounts_base(pl);
-	}
 	es_sbx_mounts_own(pl);
 	if (chdir(pl->cwd) == -1)
 		es_sbx_fail(pl, ES_S_CHDIR, -1);
@@ -319,7 +326,12 @@ es_sbx_keep(struct es_sbx_plan *pl)
 	 */
 	memset(pl->args, 0, pl->nargs);
 	memcpy(pl->args, "envshim-sandbox", pl->nargs < 15 ? pl->nargs : 15);
-	map_ids(pl);
+	if (pl->idmap) {
+		if (syscall(SYS_setns, pl->usernsfd, CLONE_NEWUSER) == -1 ||
+		    syscall(SYS_unshare, CLONE_NEWNS) == -1)
+			es_sbx_fail(pl, ES_S_SETUID, -1);
+	} else
+		map_ids(pl);
 	m.dev = (unsigned long long)es_sbx_mounts_base(pl);
 	/*
 	 * Private: a mount the host makes later (a USB disk, an sshfs) would

@@ -420,6 +420,74 @@ session_tmp(const struct es_sbx_plan *pl, int tfd, int vfd)
 	close(vfd);
 }
 
+/* An idmapped copy (idmap.c), detached, put at path. */
+static int
+move_tree(int fd, const char *path)
+{
+	return (int)syscall(SYS_move_mount, fd, "", AT_FDCWD, path,
+	    MOVE_MOUNT_F_EMPTY_PATH);
+}
+
+/*
+ * In a user namespace of idmap.c's, whose maps the outer wrote: the
+ * namespace's root ids (ES_SBX_ROOT_KUID outside), and no supplementary
+ * group of root's.  Raw calls: libc's set*id would signal other
+ * threads, and this is a clone.  The capabilities in the namespace stay
+ * (init still mounts: from kernel uid 0 to the namespace's root, none
+ * is lost); drop_caps takes them later.
+ */
+void
+es_sbx_root_ids(const struct es_sbx_plan *pl)
+{
+	if (syscall(SYS_setgroups, 0, NULL) == -1 ||
+	    syscall(SYS_setresgid, 0, 0, 0) == -1 ||
+	    syscall(SYS_setresuid, 0, 0, 0) == -1)
+		es_sbx_fail(pl, ES_S_SETUID, -1);
+}
+
+/*
+ * A root caller's view as ES_SBX_ROOT_KUID (idmap.c).  The idmapped home
+ * goes at its path first, while init is still kernel uid 0 (the home's
+ * parent may be closed to others); then init takes the namespace's root
+ * ids, and from here on mounts, creates and looks up as that uid: the
+ * home's overlay works in its upper layer as its mounter, and kernel
+ * uid 0 has no id on an idmapped layer (EOVERFLOW), nor in a tmpfs of
+ * this namespace.  The session's directory sits in the session base,
+ * 0700 and root's: a tmpfs of the new uid covers the base, for the
+ * idmapped directory to go in.  The kept layer is in the idmapped home.
+ * What else init binds the outer checked the new uid can look up
+ * (idmap.c, passable).
+ */
+static void
+attach_trees(const struct es_sbx_plan *pl)
+{
+	char base[ES_PATH_MAX];
+	const char *slash;
+	size_t i, off = 0;
+
+	if (pl->tree[0] != 0 && move_tree(pl->tree[0] - 1,
+	    pl->treepath[0]) == -1)
+		es_sbx_fail(pl, ES_S_BIND, -1);
+	if (pl->tree[1] != 0) {
+		slash = strrchr(pl->treepath[1], '/');
+		es_sbx_put_str(base, sizeof(base), &off, pl->treepath[1]);
+		base[slash - pl->treepath[1]] = '\0';
+		if (mount("tmpfs", base, "tmpfs", MS_NOSUID | MS_NODEV |
+		    MS_NOEXEC, "mode=0700,uid=0,gid=0,size=4k") == -1)
+			es_sbx_fail(pl, ES_S_BIND, -1);
+	}
+	es_sbx_root_ids(pl);
+	if (pl->tree[1] != 0 && mkdir(pl->treepath[1], 0700) == -1)
+		es_sbx_fail(pl, ES_S_BIND, -1);
+	for (i = 1; i < ES_SBX_NTREE; i++)
+		if (pl->tree[i] != 0 && move_tree(pl->tree[i] - 1,
+		    pl->treepath[i]) == -1)
+			es_sbx_fail(pl, ES_S_BIND, -1);
+	for (i = 0; i < ES_SBX_NTREE; i++)
+		if (pl->tree[i] != 0)
+			close(pl->tree[i] - 1);
+}
+
 /* Is plan.mnt[i] the home, kept at its path, under a layer of its own? */
 static int
 home_kept(const struct es_sbx_plan *pl, size_t i)
@@ -584,13 +652,14 @@ node_hidden(const struct es_sbx_plan *pl, int dfd, const char *name,
 		if (pl->kept[i].dev == st->st_dev && pl->kept[i].ino == st->st_ino)
 			return 0;
 	/*
-	 * A root caller: every one, since a daemon that authorizes its
-	 * peer by uid (the system bus, systemd's private socket, snapd)
-	 * takes uid 0 for root whatever the socket's mode.  Anyone else:
-	 * those the caller may connect to but not everyone may (its own,
-	 * a group's: docker), checked with its real ids, as connect is.
+	 * A root caller's kernel uid 0: every one, since a daemon that
+	 * authorizes its peer by uid (the system bus, systemd's private
+	 * socket, snapd) takes uid 0 for root whatever the socket's mode.
+	 * Anyone else (root as ES_SBX_ROOT_KUID too): those the caller may
+	 * connect to but not everyone may (its own, a group's: docker),
+	 * checked with its real ids, as connect is.
 	 */
-	return pl->sysowner || (!(st->st_mode & S_IWOTH) &&
+	return (pl->sysowner && !pl->idmap) || (!(st->st_mode & S_IWOTH) &&
 	    syscall(SYS_faccessat, dfd, name, W_OK) == 0);
 }
 
@@ -732,10 +801,14 @@ hide_paths(const struct es_sbx_plan *pl)
 		m = &pl->mnt[i];
 		if (!needs_hide(pl, m))
 			continue;
-		/* ENOENT: under the private /tmp or /dev, or a hidden dir */
+		/*
+		 * ENOENT: under the private /tmp or /dev, or a hidden dir;
+		 * EACCES as ES_SBX_ROOT_KUID: what init cannot look up, the
+		 * command cannot either
+		 */
 		if (mount(m->kind == ES_MK_HIDE_DIR ? "/dev/shm/d" :
 		    "/dev/shm/f", m->path, NULL, MS_BIND, NULL) == -1 &&
-		    errno != ENOENT)
+		    errno != ENOENT && (errno != EACCES || !pl->idmap))
 			es_sbx_fail(pl, ES_S_HIDE, (int)i);
 	}
 	if (!pl->joined)
@@ -763,6 +836,8 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 	 * No MS_SLAVE pass: copying a mount namespace into a new user
 	 * namespace already turns shared mounts into slaves.
 	 */
+	if (pl->idmap)
+		attach_trees(pl);
 	/*
 	 * Hold the writable paths: the private /tmp or home may cover them.
 	 * The real ones, before the home's layer covers those below it; the
@@ -770,8 +845,8 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 	 * The layer is mounted while its upper directory is still writable.
 	 */
 	for (i = 0; i < pl->nmnt; i++) {
-		src[i] = -1;
-		if ((pl->mnt[i].kind == ES_MK_RW ||
+		src[i] = pl->mnt[i].tree - 1;
+		if (src[i] == -1 && (pl->mnt[i].kind == ES_MK_RW ||
 		    pl->mnt[i].kind == ES_MK_KEEP ||
 		    pl->mnt[i].kind == ES_MK_BACK) && !home_kept(pl, i) &&
 		    (src[i] = openat(AT_FDCWD, pl->mnt[i].path,
@@ -816,8 +891,9 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 			continue;
 		if (fstat(src[i], &st) == -1 ||
 		    make_target(m->path, S_ISDIR(st.st_mode)) == -1 ||
+		    (m->tree != 0 ? move_tree(src[i], m->path) :
 		    mount(fdpath(fp, sizeof(fp), src[i]), m->path, NULL,
-		    MS_BIND | MS_REC, NULL) == -1)
+		    MS_BIND | MS_REC, NULL)) == -1)
 			es_sbx_fail(pl, ES_S_BIND, (int)i);
 		close(src[i]);
 		/* KEEP and BACK stay as read-only as the root they came from. */
@@ -933,7 +1009,8 @@ es_sbx_mounts_own(const struct es_sbx_plan *pl)
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 	    NULL) == -1)
 		es_sbx_fail(pl, ES_S_PROC, -1);
-	if (pl->sysowner) {
+	/* as ES_SBX_ROOT_KUID (idmap.c) it owns none of that */
+	if (pl->sysowner && !pl->idmap) {
 		no_userns(pl);
 		proc_cover(pl);
 	}

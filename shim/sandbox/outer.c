@@ -50,6 +50,7 @@ extern char **environ;
 /* What a failed step is called in the refusal, in enum es_sbx_step's order. */
 static const char *const step_name[] = {
 	"write uid_map", "write setgroups", "write gid_map",
+	"take the sandbox's root ids",
 	"make / read-only", "bind a writable path", "make a path writable",
 	"mount /tmp", "mount /dev", "bind a device", "mount /dev/pts",
 	"mount /dev/shm", "hide a path", "make the home private",
@@ -391,7 +392,7 @@ main(int argc, char *argv[])
 	size_t ncap = 0;
 	static char *log;	/* held, like the plan, until the process ends */
 	char why[512], eb[128], cwd[ES_PATH_MAX];
-	int msgp[2], alivep[2], flags, i, st = 0, got = 0, pe, joined;
+	int msgp[2], alivep[2], flags, i, st = 0, got = 0, pe, joined, held;
 	ssize_t n;
 	struct es_sbx_msg m, fmsg;
 	pid_t ppid = getppid(), pid;
@@ -466,6 +467,8 @@ main(int argc, char *argv[])
 	pl.outer = getpid();
 	pl.gid = getgid();
 	pl.sysowner = es_sbx_sysowner(pl.uid);
+	pl.home = home;
+	pl.usernsfd = -1;
 	pl.netns = !pol.network;
 	log = es_sbx_log_path(&pol, home);
 	es_sbx_plan_session(&pl, &pol, home);
@@ -489,14 +492,24 @@ main(int argc, char *argv[])
 		snprintf(why, sizeof(why), "%ld", (long)pl.outer);
 		es_sbx_workdir(&pl, why);
 	}
+	/*
+	 * Root builds its own view as ES_SBX_ROOT_KUID where it can: the
+	 * outer enters that user namespace, as a joined one enters the
+	 * keeper's, and from then on there is no way back either.
+	 */
+	held = !joined && es_sbx_idmap(&pl, home) == 0;
+	if (held && setns(pl.usernsfd, CLONE_NEWUSER) == -1)
+		es_sbx_refuse("cannot enter the sandbox's user namespace: %s",
+		    strerror(errno));
 	if (pipe2(msgp, O_CLOEXEC) == -1 || pipe2(alivep, O_CLOEXEC) == -1)
 		es_sbx_refuse("pipe: %s", strerror(errno));
 	pl.msgfd = msgp[1];
 	pl.alivefd = alivep[0];
 
-	/* joined: the session's user namespace and view are already ours */
-	flags = (joined ? 0 : CLONE_NEWUSER) | CLONE_NEWNS | CLONE_NEWPID |
-	    CLONE_NEWIPC | CLONE_NEWUTS | (pl.netns ? CLONE_NEWNET : 0);
+	/* joined (or held): the user namespace is already ours */
+	flags = (joined || held ? 0 : CLONE_NEWUSER) | CLONE_NEWNS |
+	    CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+	    (pl.netns ? CLONE_NEWNET : 0);
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
 	    NULL);
 	if (pid == 0) {
@@ -506,7 +519,9 @@ main(int argc, char *argv[])
 	}
 	close(msgp[1]);
 	close(alivep[0]);
-	if (pid == -1 && joined)
+	if (held)
+		es_sbx_idmap_release(&pl);	/* init has its copies */
+	if (pid == -1 && (joined || held))
 		es_sbx_refuse("cannot clone into the session's sandbox: %s",
 		    errstr(errno, eb, sizeof(eb)));
 	if (pid == -1) {
@@ -556,7 +571,7 @@ main(int argc, char *argv[])
 		}
 		/* joined, the outer is in the session's namespaces: no way out */
 		if (pol.sandbox != ES_SANDBOX_OPTIONAL ||
-		    fmsg.step == ES_S_PARENT || joined)
+		    fmsg.step == ES_S_PARENT || joined || held)
 			es_sbx_refuse("%s", why);
 		audit_unconfined(&pol, log, &pl, why);
 		unconfined(&pl);

@@ -21,7 +21,8 @@ typedef int (*es_execve_fn)(const char *, char *const[], char *const[]);
 
 /* The steps init takes; the outer names the failing one (outer.c). */
 enum es_sbx_step {
-	ES_S_MAP_UID, ES_S_SETGROUPS, ES_S_MAP_GID, ES_S_ROOT_RO, ES_S_BIND,
+	ES_S_MAP_UID, ES_S_SETGROUPS, ES_S_MAP_GID, ES_S_SETUID, ES_S_ROOT_RO,
+	ES_S_BIND,
 	ES_S_WRITABLE, ES_S_TMP, ES_S_DEV, ES_S_DEVNODE, ES_S_PTS, ES_S_SHM,
 	ES_S_HIDE, ES_S_HOME, ES_S_RO_OPEN, ES_S_RO_LINK, ES_S_RO_PIN, ES_S_RO,
 	ES_S_PROC, ES_S_PROC_COVER, ES_S_CHDIR, ES_S_NSID, ES_S_CAPS, ES_S_SETSID,
@@ -55,6 +56,7 @@ struct es_sbx_mnt {
 	int		 mkdir;		/* RO: a missing last directory is made */
 	const char	*path;		/* absolute; RO: in the workspace */
 	const char	*src;		/* CACHE: its directory in the layer */
+	int		 tree;		/* idmap: its idmapped copy, fd + 1 */
 };
 
 /*
@@ -71,6 +73,7 @@ struct es_sbx_node {
 	ino_t		 ino;
 };
 #define ES_SBX_NWALK	16
+#define ES_SBX_NTREE	3	/* idmap: the home, the session, the kept layer */
 #define ES_SBX_NKEPT	16
 
 /* the policy's paths, the hide list, and the defaults with the caches (plan_cache) */
@@ -101,7 +104,13 @@ struct es_sbx_plan {
 	size_t		 nargs;		/* ... bytes: the keeper blanks them */
 	uid_t		 uid;
 	gid_t		 gid;
-	int		 sysowner;	/* the caller owns the system's files (plan.c) */
+	int		 sysowner;	/* the caller owns the system's files (plan.c), */
+					/* and without idmap its commands do too */
+	const char	*home;		/* the caller's home */
+	int		 idmap;		/* root as ES_SBX_ROOT_KUID (idmap.c): */
+	int		 usernsfd;	/* ... its user namespace, and */
+	int		 tree[ES_SBX_NTREE];	/* ... idmapped copies, fd + 1, */
+	const char	*treepath[ES_SBX_NTREE];	/* ... of these trees */
 	int		 netns;
 	size_t		 nmnt;
 	struct es_sbx_mnt mnt[ES_SBX_NMNT];
@@ -159,6 +168,18 @@ int	 es_sbx_sysowner(uid_t);
 ssize_t	 es_sbx_read_small(const char *path, int flags, char *buf, size_t len);
 
 /*
+ * idmap.c: a root caller's commands as ES_SBX_ROOT_KUID, which owns
+ * nothing.  es_sbx_idmap makes the user namespace and the idmapped copies
+ * of the trees init binds: 0 with pl->idmap set, or -1 with nothing kept
+ * (the kernel-uid-0 sandbox then).  es_sbx_idmap_release closes the
+ * outer's copies once a clone holds its own; es_sbx_idmapped says whether
+ * the user namespace this process joined is such a one.
+ */
+int	 es_sbx_idmap(struct es_sbx_plan *, const char *home);
+void	 es_sbx_idmap_release(struct es_sbx_plan *);
+int	 es_sbx_idmapped(void);
+
+/*
  * keeper.c: the session's held view.  es_sbx_join finds the session's
  * keeper (or starts one) and moves the outer into its user and mount
  * namespaces: 1 when it did (pl->joined), 0 when the command builds its
@@ -179,6 +200,8 @@ void	 es_sbx_keep(struct es_sbx_plan *) __attribute__((noreturn));
  * base is what a session's commands share, own what each adds.
  */
 dev_t	 es_sbx_mounts_base(const struct es_sbx_plan *);
+/* In idmap.c's user namespace: its root ids, no supplementary groups. */
+void	 es_sbx_root_ids(const struct es_sbx_plan *);
 void	 es_sbx_mounts_own(const struct es_sbx_plan *);
 
 /*

@@ -34,6 +34,7 @@ teardown() {
 	[ -n "${P1:-}" ] && kill "$P1" "$P2" 2>/dev/null
 	[ -n "${PIDS:-}" ] && kill $PIDS 2>/dev/null
 	[ -n "${RUNDIR:-}" ] && rm -rf "$RUNDIR"
+	[ -n "${RAMFS:-}" ] && umount "$RAMFS"
 	cd /
 	rm -rf "$R"
 }
@@ -66,17 +67,19 @@ open_agent() {
 }
 
 # sbx_root [--contain] ATTACK: the agent of sbx_agent as root, which is
-# how devcontainers and CI run agents, with a home (0700) and workspace
-# of root's own; with --contain, under `envshim --contain`, whose root is
-# 65533 inside and kernel uid 0 all the same.  $RPOLICY: root's policy.
+# how devcontainers and CI run agents, with a home (0700, its state
+# directory in it) and workspace of root's own.  Its shells run as an
+# unprivileged kernel uid where the helper can idmap what they bind;
+# with --contain, under `envshim --contain`, whose root is 65533 inside
+# and kernel uid 0 all the same, they cannot.  $RPOLICY: root's policy.
 sbx_root() {
 	local pre=(LD_PRELOAD="$SHIM")
 	# contain mode preloads its own shim, through /etc/ld.so.preload
 	if [ "$1" = --contain ]; then pre=("$ENVSHIM" --contain --); shift; fi
-	mkdir -p "$R/rhome" "$R/rws" "$R/rstate"
+	mkdir -p "$R/rhome" "$R/rws"
 	chmod 700 "$R/rhome"
 	(cd "$R/rws" && env -i HOME="$R/rhome" PATH=/usr/local/bin:/usr/bin:/bin \
-		LANG=C.UTF-8 XDG_STATE_HOME="$R/rstate" XDG_RUNTIME_DIR="${RRUN:-$R/rrun}" \
+		LANG=C.UTF-8 XDG_RUNTIME_DIR="${RRUN:-$R/rrun}" \
 		GITHUB_TOKEN="$GH" ${RPOLICY:+ENVSHIM_POLICY=$RPOLICY} "${RENV[@]}" \
 		"${pre[@]}" /usr/bin/python3 -c '
 import os, subprocess, sys
@@ -492,6 +495,7 @@ for f in (\"/proc/sys/kernel/core_pattern\", \"/proc/sys/kernel/modprobe\",
         os.close(os.open(f, os.O_WRONLY)); print(\"writable\", f)
     except OSError as e:
         print(\"denied\", f, e.errno)
+print(\"user keyrings\", open(\"/proc/keys\").read().count(\"_uid\"))
 for f in (\"/proc/slabinfo\", \"/proc/timer_list\", \"/proc/keys\", \"/proc/pagetypeinfo\"):
     try:
         print(\"read\", f, len(open(f, \"rb\").read()))
@@ -499,29 +503,47 @@ for f in (\"/proc/slabinfo\", \"/proc/timer_list\", \"/proc/keys\", \"/proc/page
         print(\"unread\", f, e.errno)
 print(\"firmware\", len(os.listdir(\"/sys/firmware\")))
 libc = ctypes.CDLL(None, use_errno=True)
-if libc.unshare(0x10000000 | 0x00020000 | 0x02000000) == 0:
-    print(\"nested\", libc.mount(b\"none\", b\"/dev/shm\", b\"cgroup2\", 0, None))
-else:
+if libc.unshare(0x10000000 | 0x00020000 | 0x02000000) != 0:
     print(\"no nested userns\", ctypes.get_errno())
+elif libc.mount(b\"none\", b\"/dev/shm\", b\"cgroup2\", 0, None) != 0:
+    print(\"no cgroup2\", ctypes.get_errno())
+else:
+    try:
+        os.close(os.open(\"/dev/shm/cgroup.subtree_control\", os.O_WRONLY))
+        print(\"writable cgroup.subtree_control\")
+    except OSError as e:
+        print(\"denied cgroup\", e.errno)
 "'
 
-@test "root agent: /proc/sys, sysrq-trigger, irq and the rest of the kernel's state are read-only, root-only files masked, no nested cgroup2 (control: writable without the sandbox)" {
+# The kernel-state attack's results, whichever sandbox root got: the one
+# as an unprivileged uid (EACCES on what root owns) or the kernel-uid-0
+# one of contain mode (EROFS on the read-only /proc, masked files read
+# empty, no nested user namespace).
+kernel_closed() {
+	[ "$status" -eq 0 ]
+	# the attack ran, and got nowhere
+	grep -qE '^denied /proc/sys/kernel/core_pattern (13|30)$' <<<"$output"
+	[ "$(grep -c '^denied /proc' <<<"$output")" -ge 6 ]
+	lacks '^writable '
+	for f in slabinfo timer_list; do
+		grep -qE "^(read /proc/$f 0|unread /proc/$f 13)$" <<<"$output"
+	done
+	# root's keyrings (_uid.0, _uid_ses.0) are not listed
+	grep -qx 'user keyrings 0' <<<"$output"
+	grep -qE '^firmware 0$' <<<"$output"
+	grep -qE '^(no nested userns|no cgroup2|denied cgroup) ' <<<"$output"
+}
+
+@test "root agent: /proc/sys, sysrq-trigger, irq and the rest of the kernel's state are not writable, root-only files not readable, no writable nested cgroup2 (control: writable without the sandbox)" {
 	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
 	run open_root "$ROOT_KERNEL"
 	grep -qx 'writable /proc/sys/kernel/core_pattern' <<<"$output"
 	grep -qx 'writable /proc/sys/vm/drop_caches' <<<"$output"
 	grep -q '^read /proc/slabinfo [1-9]' <<<"$output"
+	lacks -x 'user keyrings 0'
 	run sbx_root "$ROOT_KERNEL"
 	[ "$status" -eq 0 ]
-	# the attack ran, and got nowhere
-	grep -qx 'denied /proc/sys/kernel/core_pattern 30' <<<"$output"
-	[ "$(grep -c '^denied ' <<<"$output")" -ge 6 ]
-	lacks '^writable '
-	grep -qx 'read /proc/slabinfo 0' <<<"$output"
-	grep -qx 'read /proc/timer_list 0' <<<"$output"
-	grep -qx 'read /proc/keys 0' <<<"$output"
-	grep -qx 'firmware 0' <<<"$output"
-	grep -q '^no nested userns ' <<<"$output"
+	kernel_closed
 }
 
 @test "root agent under --contain (root is 65533 inside, kernel uid 0): the same /proc and cgroup2 attacks fail (control: writable without the sandbox)" {
@@ -531,10 +553,50 @@ else:
 	run sbx_root --contain "id -u; $ROOT_KERNEL"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = 65533 ]
+	kernel_closed
+	# kernel uid 0: the read-only covers, the masks, no nested namespace
 	grep -qx 'denied /proc/sys/kernel/core_pattern 30' <<<"$output"
-	lacks '^writable '
 	grep -qx 'read /proc/slabinfo 0' <<<"$output"
 	grep -q '^no nested userns ' <<<"$output"
+}
+
+@test "root agent: its shells run as a kernel uid that owns nothing, yet the workspace, root's 0700 home and the session's /tmp work as root's (control: root reads /etc/shadow)" {
+	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
+	mkdir -p "$R/rhome"
+	echo 'root note' >"$R/rhome/.note"
+	chmod 600 "$R/rhome/.note"
+	look='cat /proc/self/uid_map; head -c 5 /etc/shadow >/dev/null 2>&1 && echo read-shadow
+cat ~/.note; echo made >made; echo t >/tmp/t && cat /tmp/t; echo l >~/.layered && cat ~/.layered
+ls -n made | cut -d" " -f3'
+	run open_root "$look"
+	grep -qx read-shadow <<<"$output"
+	rm "$R/rhome/.layered" "$R/rws/made"
+	run sbx_root "$look"
+	[ "$status" -eq 0 ]
+	# inside, root; outside, ES_SBX_ROOT_KUID
+	[ "$(echo ${lines[0]})" = "0 65532 1" ]
+	lacks -x read-shadow
+	[ "${lines[1]}" = "root note" ]
+	[ "${lines[2]}" = t ]
+	[ "${lines[3]}" = l ]
+	# what it made is root's on the disk, as an unconfined root's would be
+	[ "${lines[4]}" = 0 ]
+	[ "$(stat -c %u "$R/rws/made")" = 0 ]
+	# the home's layer took the write, the real home did not
+	[ ! -e "$R/rhome/.layered" ]
+}
+
+@test "root agent whose workspace cannot be idmapped (ramfs) gets the kernel-uid-0 sandbox, closed all the same" {
+	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
+	mkdir -p "$R/rws"
+	mount -t ramfs envshim-esc "$R/rws"
+	RAMFS=$R/rws
+	run sbx_root "cat /proc/self/uid_map; echo made >made && echo ws-ok; $ROOT_KERNEL"
+	[ "$status" -eq 0 ]
+	[ "$(echo ${lines[0]})" = "0 0 1" ]
+	[ "${lines[1]}" = ws-ok ]
+	kernel_closed
+	grep -qx 'denied /proc/sys/kernel/core_pattern 30' <<<"$output"
 }
 
 # Opens each device node for writing, closes it unwritten.
@@ -575,12 +637,13 @@ dev_case() {
 
 # run_sockets DIR: under DIR (in /run, as root), listening sockets of
 # root's (root.sock, 0600), the unprivileged user's (mine.sock, 0600), a
-# group's (group.sock, root:4242 0660), everyone's (world.sock), and a
-# FIFO of root's; their listeners' pids in $PIDS.
+# group's (group.sock, root:4242 0660), everyone's (world.sock), each
+# answering with its peer's uid (what a daemon that authorizes by
+# SO_PEERCRED goes by), and a FIFO of root's; the listener's pid in $PIDS.
 run_sockets() {
 	mkdir -p "$1"
 	python3 -c '
-import os, socket, sys, time
+import os, socket, struct, sys, time
 d = sys.argv[1]
 def listen(name, uid, gid, mode):
     s = socket.socket(socket.AF_UNIX); s.bind(d + "/" + name); s.listen(8)
@@ -594,7 +657,10 @@ while True:
     for s in socks:
         s.setblocking(False)
         try:
-            c, _ = s.accept(); c.sendall(b"hello\n"); c.close()
+            c, _ = s.accept()
+            uid = struct.unpack("3i", c.getsockopt(socket.SOL_SOCKET,
+                socket.SO_PEERCRED, 12))[1]
+            c.sendall(b"hello uid=%d\n" % uid); c.close()
         except BlockingIOError:
             pass
     time.sleep(0.02)' "$1" </dev/null >/dev/null 2>&1 3>&- &
@@ -609,7 +675,7 @@ d = sys.argv[1]
 for n in (\"root.sock\", \"mine.sock\", \"group.sock\", \"world.sock\"):
     s = socket.socket(socket.AF_UNIX)
     try:
-        s.connect(d + \"/\" + n); print(n, s.recv(8).decode().strip())
+        s.connect(d + \"/\" + n); print(n, s.recv(32).decode().strip())
     except OSError as e:
         print(n, \"blocked\", e.errno)
 try:
@@ -618,18 +684,24 @@ except OSError as e:
     print(\"fifo\", e.errno)
 "'
 
-@test "sockets and FIFOs under /run: a root agent reaches none; a user reaches only everyone's (control: all reachable without the sandbox)" {
+@test "sockets and FIFOs under /run: none answers a root agent's shell as uid 0; a user reaches only everyone's (control: all reachable without the sandbox)" {
 	[ "$(id -u)" = 0 ] || skip "a daemon's sockets in /run are root's to make"
 	RUNDIR=/run/envshim-esc.$$
 	run_sockets "$RUNDIR"
-	# root: every socket authorizes uid 0, whatever its mode
+	# root: every socket answers, as uid 0, whatever its mode
 	run open_root "$CONNECT_RUN $RUNDIR"
-	[ "$(grep -c ' hello$' <<<"$output")" -eq 4 ]
+	[ "$(grep -c ' hello uid=0$' <<<"$output")" -eq 4 ]
 	grep -qx 'fifo 6' <<<"$output"	# ENXIO: no reader, but it opened
+	# as an unprivileged uid root's are closed to it and everyone's
+	# sees that uid; as kernel uid 0 (contain mode) every one is hidden
 	run sbx_root "$CONNECT_RUN $RUNDIR"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c ' blocked ' <<<"$output")" -eq 4 ]
-	lacks hello
+	lacks 'uid=0$'
+	[ "$(grep -c -e ' blocked ' -e ' hello ' <<<"$output")" -eq 4 ]
+	grep -qE '^fifo (13|30)$' <<<"$output"
+	run sbx_root --contain "$CONNECT_RUN $RUNDIR"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' blocked 111$' <<<"$output")" -eq 4 ]
 	grep -qx 'fifo 30' <<<"$output"
 	# the user, in the socket's group: its own and the group's are
 	# capabilities, everyone's (a local database's) is not
@@ -639,13 +711,13 @@ except OSError as e:
 			/usr/bin/python3 -c 'import subprocess, sys; subprocess.run(["bash", "-c", sys.argv[1]])' "$1"
 	}
 	run setpriv --reuid=65534 --regid=65534 --groups=4242 bash -c "$CONNECT_RUN $RUNDIR"
-	grep -qx 'mine.sock hello' <<<"$output"
-	grep -qx 'group.sock hello' <<<"$output"
+	grep -qx 'mine.sock hello uid=65534' <<<"$output"
+	grep -qx 'group.sock hello uid=65534' <<<"$output"
 	run ingroup "cd $R/ws; $CONNECT_RUN $RUNDIR"
 	[ "$status" -eq 0 ]
 	grep -qx 'mine.sock blocked 111' <<<"$output"
 	grep -qx 'group.sock blocked 111' <<<"$output"
-	grep -qx 'world.sock hello' <<<"$output"
+	grep -qx 'world.sock hello uid=65534' <<<"$output"
 }
 
 @test "keyrings: a sandboxed command can neither read the agent user's keyring by serial nor plant a key in it (control: a plain child can)" {
