@@ -212,8 +212,9 @@ es_sbx_idmap(struct es_sbx_plan *pl, const char *home)
 	for (i = 0; i < ES_SBX_NTREE; i++) {
 		if (i > 0)
 			pl->treepath[i] = top[i];
-		if (top[i] != NULL && (pl->tree[i] = idmapped(top[i],
-		    pl->usernsfd, 0)) == 0)
+		/* the kept layer goes in after init took the new uid */
+		if (top[i] != NULL && ((i == 2 && !passable(pl, top[i])) ||
+		    (pl->tree[i] = idmapped(top[i], pl->usernsfd, 0)) == 0))
 			goto fail;
 	}
 	for (i = 0; i < pl->nmnt; i++)

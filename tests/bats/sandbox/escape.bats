@@ -599,6 +599,22 @@ ls -n made | cut -d" " -f3'
 	grep -qx 'denied /proc/sys/kernel/core_pattern 30' <<<"$output"
 }
 
+@test "root agent with its kept home layer in a state directory closed to others gets the kernel-uid-0 sandbox, and runs" {
+	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
+	mkdir -p "$R/rstate"
+	chmod 700 "$R/rstate"
+	# (the log elsewhere: only the layer is behind the closed directory)
+	printf 'home-layer workspace\nlog %s\n' "$R/rlog.jsonl" >"$R/rpolicy"
+	chmod 644 "$R/rpolicy"
+	RENV=(XDG_STATE_HOME="$R/rstate")
+	RPOLICY=$R/rpolicy run sbx_root "cat /proc/self/uid_map; echo l >~/.layered && cat ~/.layered; $ROOT_KERNEL"
+	RENV=()
+	[ "$status" -eq 0 ]
+	[ "$(echo ${lines[0]})" = "0 0 1" ]
+	[ "${lines[1]}" = l ]
+	kernel_closed
+}
+
 # Opens each device node for writing, closes it unwritten.
 OPEN_DEV='python3 -c "
 import os, sys
