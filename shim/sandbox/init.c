@@ -145,6 +145,133 @@ no_keys(void)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 }
 
+/*
+ * What a root caller's command creates is root's on the disk (the
+ * workspace's files are uid 0's, idmapped or not), and an owner may set
+ * its own file's setuid bit: a copy of a shell, 4755, left in the
+ * workspace would make root of whoever runs it outside.  So chmod,
+ * fchmod, fchmodat and fchmodat2, and open, openat, creat, mknod and
+ * mknodat with a mode, fail with EPERM when the mode asks for S_ISUID
+ * or S_ISGID; openat2, whose mode is in memory a filter cannot read,
+ * fails with ENOSYS (libc falls back to openat).  The filter is built
+ * on the stack: the 32-bit table's block jumps over itself.
+ */
+struct bpf {
+	struct sock_filter	f[128];
+	unsigned int		n;
+	int			full;
+};
+
+static void
+ins(struct bpf *b, struct sock_filter s)
+{
+	if (b->n < sizeof(b->f) / sizeof(b->f[0]))
+		b->f[b->n++] = s;
+	else
+		b->full = 1;
+}
+
+/* nr with mode argument a asking for a set-id bit: EPERM (nr unchanged otherwise) */
+static void
+mode_deny(struct bpf *b, unsigned int nr, unsigned int a)
+{
+	const struct sock_filter s[] = {
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 4),
+		/* the low 32 bits: both supported architectures are little-endian */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, args) + 8 * a),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, S_ISUID | S_ISGID, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		ins(b, s[i]);
+}
+
+/* One table's calls: nr[] of chmod, fchmod, fchmodat, fchmodat2, open,
+ * openat, creat, mknod, mknodat (0: none in it), and openat2. */
+static void
+setid_table(struct bpf *b, const unsigned int nr[10])
+{
+	static const unsigned char arg[9] = { 1, 1, 2, 2, 2, 3, 1, 1, 2 };
+	size_t i;
+
+	for (i = 0; i < 9; i++)
+		if (nr[i] != 0)
+			mode_deny(b, nr[i], arg[i]);
+	ins(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr[9],
+	    0, 1));
+	ins(b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ERRNO | ENOSYS));
+}
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2	452
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2	437
+#endif
+#ifdef SYS_chmod
+#define LEGACY(x)	SYS_##x
+#else
+#define LEGACY(x)	0	/* aarch64 has only the *at calls */
+#endif
+
+static int
+no_setid(void)
+{
+	static const unsigned int native[10] = {
+		LEGACY(chmod), SYS_fchmod, SYS_fchmodat, SYS_fchmodat2,
+		LEGACY(open), SYS_openat, LEGACY(creat), LEGACY(mknod),
+		SYS_mknodat, SYS_openat2
+	};
+#if defined(__x86_64__)
+	static const unsigned int compat[10] = {	/* i386 */
+		15, 94, 306, 452, 5, 295, 8, 14, 297, 437
+	};
+	const unsigned int arch = AUDIT_ARCH_I386;
+#elif defined(__aarch64__)
+	static const unsigned int compat[10] = {	/* arm */
+		15, 94, 333, 452, 5, 322, 8, 14, 324, 437
+	};
+	const unsigned int arch = AUDIT_ARCH_ARM;
+#endif
+	struct sock_fprog prog;
+	struct bpf b;
+	unsigned int at;
+
+	b.n = 0;
+	b.full = 0;
+	ins(&b, (struct sock_filter)LOAD(arch));
+#if defined(__x86_64__) || defined(__aarch64__)
+	at = b.n;
+	ins(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch,
+	    0, 0));
+	ins(&b, (struct sock_filter)LOAD(nr));
+	setid_table(&b, compat);
+	ins(&b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ALLOW));
+	b.f[at].jf = (unsigned char)(b.n - at - 1);
+#endif
+	ins(&b, (struct sock_filter)LOAD(nr));
+#if defined(__x86_64__)
+	ins(&b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
+	    ~0x40000000U));
+#endif
+	setid_table(&b, native);
+	ins(&b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ALLOW));
+	if (b.full) {
+		errno = E2BIG;
+		return -1;
+	}
+	prog.len = (unsigned short)b.n;
+	prog.filter = b.f;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}
+
 /* The command: a new session (no controlling tty: TIOCSTI), then exec. */
 static void __attribute__((noreturn))
 run_command(const struct es_sbx_plan *pl)
@@ -238,9 +365,11 @@ es_sbx_init(struct es_sbx_plan *pl)
 	 * which KEYCTL_SEARCH and KEYCTL_READ from inside would hand over.
 	 * A kernel without keys has nothing to hide.
 	 */
-	if ((syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) == -1 &&
-	    errno != ENOSYS) || no_keys() == -1)
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) == -1 &&
+	    errno != ENOSYS)
 		es_sbx_fail(pl, ES_S_KEYRING, -1);
+	if (no_keys() == -1 || (pl->sysowner && no_setid() == -1))
+		es_sbx_fail(pl, ES_S_SECCOMP, -1);
 	/*
 	 * Abstract sockets belong to the network namespace, which `network
 	 * on` shares: Landlock (Linux 6.12+) keeps them, and signals, inside.

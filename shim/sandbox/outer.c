@@ -59,6 +59,7 @@ static const char *const step_name[] = {
 	"make a ro path read-only", "mount /proc", "cover /proc", "chdir",
 	"read namespace ids",
 	"drop capabilities", "setsid", "join a new session keyring",
+	"filter system calls",
 	"scope with Landlock", "PR_SET_PDEATHSIG", "parent exited",
 	"fork", "exec"
 };

@@ -615,6 +615,27 @@ ls -n made | cut -d" " -f3'
 	kernel_closed
 }
 
+@test "root agent: its shell cannot leave a setuid or setgid file of root's in the workspace, by chmod, open, mknod or cp -p (control: it can without the sandbox)" {
+	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
+	plant='cp /bin/sh s1; chmod 4755 s1; chmod g+s s1
+python3 -c "import os; os.close(os.open(\"s2\", os.O_CREAT | os.O_WRONLY, 0o4755))"
+python3 -c "import os; os.mknod(\"s3\", 0o102755)"
+install -m 4755 /bin/sh s4; cp -p /usr/bin/passwd s5 2>/dev/null
+find . -maxdepth 1 -perm /6000 -name "s*" | sort | tr "\n" " "; echo'
+	run open_root "$plant"
+	[[ "$output" == *./s1*./s2*./s3*./s4* ]]
+	rm -f "$R"/rws/s[1-5]
+	run sbx_root "$plant"
+	[ "$status" -eq 0 ]
+	grep -q "s1': Operation not permitted" <<<"$output"
+	lacks '\./s[1-5]'
+	[ -e "$R/rws/s1" ]
+	[ -z "$(find "$R/rws" -perm /6000)" ]
+	run sbx_root --contain "$plant"
+	[ "$status" -eq 0 ]
+	[ -z "$(find "$R/rws" -perm /6000)" ]
+}
+
 # Opens each device node for writing, closes it unwritten.
 OPEN_DEV='python3 -c "
 import os, sys
