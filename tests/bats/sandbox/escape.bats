@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # Escapes from the sandbox, tried the way an agent would: the agent (a
 # Python launch root holding the secrets) runs bash -c ATTACK, which the
-# real shim sends into envshim-sandbox.  Everything runs as an unprivileged
-# user (uid 65534 when the suite is root).  Where an attack works without
+# real shim sends into envshim-sandbox.  The agent is an unprivileged user
+# (uid 65534 when the suite is root), and, in the "root agent" cases and
+# the root halves of the others, root itself, as devcontainers and CI run
+# agents (those need the suite to run as root).  Where an attack works without
 # the sandbox, a control run shows it, so each case can fail; where the
 # design cannot stop an attack, a GAP case shows it still works.
 
