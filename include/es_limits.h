@@ -52,6 +52,15 @@
 					/* remembered, by hash, for "lost" */
 #define ES_TREE_UP		8	/* levels from the agent's file to its package.json */
 #define ES_CONTAIN_ROOT_ID	65533	/* root's uid and gid inside contain mode */
+#define ES_SBX_ROOT_KUID	65532	/* a root caller's sandboxed uid and gid, */
+					/* outside: an id that owns nothing */
 #define ES_CONTAIN_SUBMOUNTS	64	/* mounts under /etc that --contain keeps */
+#define ES_PROC_ENTRIES		1024	/* top-level /proc entries the sandbox */
+					/* covers for a root caller */
+#define ES_WALK_ENTRIES		65536	/* entries the sandbox reads under /run */
+					/* and the other socket directories */
+#define ES_WALK_HIDES		1024	/* sockets and FIFOs it hides there */
+#define ES_MAX_CAPVARS		32	/* dropped capability variables whose */
+					/* paths a sandboxed launch hides */
 
 #endif

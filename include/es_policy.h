@@ -270,6 +270,14 @@ int	es_program_runner(const char *name);
 const struct es_rule *es_program_keep(const struct es_policy *, int prog,
 	    const char *name, size_t nlen);
 
+/*
+ * Is name a capability under p: one of the builtin names
+ * (SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, ...) or a `capability`
+ * rule's?  Whether it is kept is es_filter's to say.  AS-safe.
+ */
+int	es_policy_capability(const struct es_policy *, const char *name,
+	    size_t nlen);
+
 /* ---- shapes.c ---- */
 
 /*

@@ -759,6 +759,19 @@ decide(const struct ctx *c, const char *s, size_t nlen,
 	return value_verdict(c, cls, val, vlen, V(ES_KEEP, ES_R_DEFAULT));
 }
 
+/* The sandbox asks it of what it received: a kept capability stays reachable. */
+int
+es_policy_capability(const struct es_policy *p, const char *name, size_t nlen)
+{
+	const struct es_rule *rl;
+
+	if (p->nrules != 0 && (rl = user_rule(p, name, nlen)) != NULL &&
+	    rl->kind == ES_RULE_CAPABILITY)
+		return 1;
+	return (es_names_class(p->names_ix, name, nlen) &
+	    ES_NC_CAPABILITY) != 0;
+}
+
 /*
  * PATH without empty, ".", relative, ".." and repeated entries, nor (but
  * for the agent) entries holding a secret shape, written after "NAME=" at

@@ -1057,7 +1057,7 @@ int
 es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, const char *pre)
 {
 	const struct es_policy *p = &s->pol;
-	size_t argc = 0, bytes = 0, i, outcap, need, scratch, nf = 0;
+	size_t argc = 0, bytes = 0, i, outcap, need, scratch, nf = 0, ncap = 0;
 	const char *helper = NULL, *forced[ES_NFORCED + 3];
 	char *base;
 	long k;
@@ -1106,7 +1106,8 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	scratch = es_filter_scratch(pl->n, bytes);
 	need = align8(outcap * sizeof(char *)) +
 	    align8(pl->n * sizeof(struct es_verdict)) +
-	    align8((argc + 8) * sizeof(char *)) + align8(scratch) + ES_LOG_LINE;
+	    align8((argc + 8 + 2 * ES_MAX_CAPVARS) * sizeof(char *)) +
+	    align8(scratch) + ES_LOG_LINE;
 	if (need <= sizeof(pl->stack))
 		base = pl->stack;
 	else {
@@ -1124,7 +1125,7 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	pl->v = (struct es_verdict *)(void *)base;
 	base += align8(pl->n * sizeof(struct es_verdict));
 	pl->argv = (char **)(void *)base;
-	base += align8((argc + 8) * sizeof(char *));
+	base += align8((argc + 8 + 2 * ES_MAX_CAPVARS) * sizeof(char *));
 	pl->logbuf = base;
 	base += ES_LOG_LINE;
 	if (s->inside)
@@ -1154,6 +1155,25 @@ es_plan_make(const struct es_shim *s, struct es_plan *pl, char *const *argv, con
 	i = 0;
 	if (pl->action == ES_A_SANDBOX && p->mode != ES_MODE_AUDIT) {
 		pl->argv[i++] = (char *)helper;
+		/*
+		 * What the capability variables it drops name (the ssh
+		 * agent's socket, the bus, a key file): the helper hides
+		 * those paths, and the command never sees the variables.
+		 * A path is no secret; the names stay with the agent.
+		 */
+		for (k = 0; (size_t)k < pl->n; k++) {
+			if (pl->in[k] == NULL || pl->v[k].action != ES_DROP ||
+			    pl->v[k].reason != ES_R_CAPABILITY)
+				continue;
+			if (ncap++ == ES_MAX_CAPVARS) {
+				pl->why = "too many capability variables to "
+				    "hide what they name";
+				es_plan_release(pl);
+				return -1;
+			}
+			pl->argv[i++] = (char *)"--cap";
+			pl->argv[i++] = pl->in[k];
+		}
 		if (pre == NULL && argv != NULL && argv[0] != NULL &&
 		    strcmp(argv[0], pl->target) != 0) {
 			pl->argv[i++] = (char *)"--argv0";

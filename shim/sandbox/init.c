@@ -19,13 +19,18 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
 #include <linux/keyctl.h>
+#include <linux/seccomp.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -100,6 +105,176 @@ drop_caps(void)
 		return -1;
 	memset(d, 0, sizeof(d));
 	return (int)syscall(SYS_capset, &h, d);
+}
+
+/*
+ * The kernel's keyrings are not namespaced: the user keyring of the
+ * caller's uid (root's, when the agent is root) stays reachable by its
+ * serial number from inside, whatever session keyring the command
+ * joined, and a key planted there is found by the user's processes
+ * outside.  So keyctl, add_key and request_key fail inside with ENOSYS,
+ * as on a kernel without keys (Docker denies the same three), in this
+ * architecture's system-call table and in its 32-bit one.
+ */
+#define KEYS_DENY(nr)	\
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS)
+#define LOAD(field)	\
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
+/* the 32-bit table's numbers of add_key, request_key and keyctl */
+#define COMPAT(arch, a, r, k)	\
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (arch), 0, 8), LOAD(nr), \
+	KEYS_DENY(a), KEYS_DENY(r), KEYS_DENY(k), \
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+static int
+no_keys(void)
+{
+	static const struct sock_filter f[] = {
+		LOAD(arch),
+#if defined(__x86_64__)
+		COMPAT(AUDIT_ARCH_I386, 286, 287, 288), LOAD(nr),
+		/* x32 numbers are x86-64's with bit 30 set */
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~0x40000000U),
+#elif defined(__aarch64__)
+		COMPAT(AUDIT_ARCH_ARM, 309, 310, 311), LOAD(nr),
+#else
+		LOAD(nr),
+#endif
+		KEYS_DENY(SYS_add_key), KEYS_DENY(SYS_request_key),
+		KEYS_DENY(SYS_keyctl),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]),
+	    (struct sock_filter *)f };
+
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}
+
+/*
+ * What a root caller's command creates is root's on the disk (the
+ * workspace's files are uid 0's, idmapped or not), and an owner may set
+ * its own file's setuid bit: a copy of a shell, 4755, left in the
+ * workspace would make root of whoever runs it outside.  So chmod,
+ * fchmod, fchmodat and fchmodat2, and open, openat, creat, mknod and
+ * mknodat with a mode, fail with EPERM when the mode asks for S_ISUID
+ * or S_ISGID; openat2, whose mode is in memory a filter cannot read,
+ * fails with ENOSYS (libc falls back to openat).  The filter is built
+ * on the stack: the 32-bit table's block jumps over itself.
+ */
+struct bpf {
+	struct sock_filter	f[128];
+	unsigned int		n;
+	int			full;
+};
+
+static void
+ins(struct bpf *b, struct sock_filter s)
+{
+	if (b->n < sizeof(b->f) / sizeof(b->f[0]))
+		b->f[b->n++] = s;
+	else
+		b->full = 1;
+}
+
+/* nr with mode argument a asking for a set-id bit: EPERM (nr unchanged otherwise) */
+static void
+mode_deny(struct bpf *b, unsigned int nr, unsigned int a)
+{
+	const struct sock_filter s[] = {
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 4),
+		/* the low 32 bits: both supported architectures are little-endian */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, args) + 8 * a),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, S_ISUID | S_ISGID, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		ins(b, s[i]);
+}
+
+/* One table's calls: nr[] of chmod, fchmod, fchmodat, fchmodat2, open,
+ * openat, creat, mknod, mknodat (0: none in it), and openat2. */
+static void
+setid_table(struct bpf *b, const unsigned int nr[10])
+{
+	static const unsigned char arg[9] = { 1, 1, 2, 2, 2, 3, 1, 1, 2 };
+	size_t i;
+
+	for (i = 0; i < 9; i++)
+		if (nr[i] != 0)
+			mode_deny(b, nr[i], arg[i]);
+	ins(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr[9],
+	    0, 1));
+	ins(b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ERRNO | ENOSYS));
+}
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2	452
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2	437
+#endif
+#ifdef SYS_chmod
+#define LEGACY(x)	SYS_##x
+#else
+#define LEGACY(x)	0	/* aarch64 has only the *at calls */
+#endif
+
+static int
+no_setid(void)
+{
+	static const unsigned int native[10] = {
+		LEGACY(chmod), SYS_fchmod, SYS_fchmodat, SYS_fchmodat2,
+		LEGACY(open), SYS_openat, LEGACY(creat), LEGACY(mknod),
+		SYS_mknodat, SYS_openat2
+	};
+#if defined(__x86_64__)
+	static const unsigned int compat[10] = {	/* i386 */
+		15, 94, 306, 452, 5, 295, 8, 14, 297, 437
+	};
+	const unsigned int arch = AUDIT_ARCH_I386;
+#elif defined(__aarch64__)
+	static const unsigned int compat[10] = {	/* arm */
+		15, 94, 333, 452, 5, 322, 8, 14, 324, 437
+	};
+	const unsigned int arch = AUDIT_ARCH_ARM;
+#endif
+	struct sock_fprog prog;
+	struct bpf b;
+	unsigned int at;
+
+	b.n = 0;
+	b.full = 0;
+	ins(&b, (struct sock_filter)LOAD(arch));
+#if defined(__x86_64__) || defined(__aarch64__)
+	at = b.n;
+	ins(&b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch,
+	    0, 0));
+	ins(&b, (struct sock_filter)LOAD(nr));
+	setid_table(&b, compat);
+	ins(&b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ALLOW));
+	b.f[at].jf = (unsigned char)(b.n - at - 1);
+#endif
+	ins(&b, (struct sock_filter)LOAD(nr));
+#if defined(__x86_64__)
+	ins(&b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
+	    ~0x40000000U));
+#endif
+	setid_table(&b, native);
+	ins(&b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ALLOW));
+	if (b.full) {
+		errno = E2BIG;
+		return -1;
+	}
+	prog.len = (unsigned short)b.n;
+	prog.filter = b.f;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 }
 
 /* The command: a new session (no controlling tty: TIOCSTI), then exec. */
@@ -202,9 +377,14 @@ es_sbx_init(struct es_sbx_plan *pl)
 	}
 	close(pl->alivefd);
 	/*
-	 * The user namespace is mapped already (es_sbx_map made it); a
-	 * command joining the session's view finds that built too.
+	 * The user namespace is mapped already (es_sbx_map made it, or for
+	 * root idmap.c's, whose maps the outer wrote); a command joining the
+	 * session's view finds that built too, and in idmap.c's namespace
+	 * takes the ids the view was built with (or the view takes them:
+	 * mount.c).
 	 */
+	if (pl->idmap && pl->joined)
+		es_sbx_root_ids(pl);
 	if (!pl->joined)
 		(void)es_sbx_mounts_base(pl);
 	es_sbx_mounts_own(pl);
@@ -226,6 +406,8 @@ es_sbx_init(struct es_sbx_plan *pl)
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) == -1 &&
 	    errno != ENOSYS)
 		es_sbx_fail(pl, ES_S_KEYRING, -1);
+	if (no_keys() == -1 || (pl->sysowner && no_setid() == -1))
+		es_sbx_fail(pl, ES_S_SECCOMP, -1);
 	/*
 	 * Abstract sockets belong to the network namespace, which `network
 	 * on` shares: Landlock (Linux 6.12+) keeps them, and signals, inside.
@@ -398,12 +580,19 @@ es_sbx_keep(struct es_sbx_plan *pl)
 	 * of its caller's, no string of its environment or argv (ps shows
 	 * a process's argv: a tool call's text, perhaps a token on it).
 	 */
-	keep_only(pl->msgfd, pl->rootfd);
+	/* root's idmapped copies are descriptors the view is built from */
+	if (!pl->idmap)
+		keep_only(pl->msgfd, pl->rootfd);
 	scrub(pl);
 	memcpy(pl->args, "envshim-sandbox", pl->nargs < 15 ? pl->nargs : 15);
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == -1)
 		es_sbx_fail(pl, ES_S_MAP_UID, -1);
-	map_ids(pl);
+	if (pl->idmap) {
+		if (syscall(SYS_setns, pl->usernsfd, CLONE_NEWUSER) == -1 ||
+		    syscall(SYS_unshare, CLONE_NEWNS) == -1)
+			es_sbx_fail(pl, ES_S_SETUID, -1);
+	} else
+		map_ids(pl);
 	m.dev = (unsigned long long)es_sbx_mounts_base(pl);
 	/*
 	 * Private: a mount the host makes later (a USB disk, an sshfs) would

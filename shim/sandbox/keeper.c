@@ -338,7 +338,7 @@ start_keeper(struct es_sbx_plan *pl, uint64_t key, uint64_t fresh)
 	const char *name = strrchr(pl->s_dir, '/') + 1;
 	struct es_sbx_msg m;
 	struct keeper k;
-	int kp[2], rootfd, fd, len;
+	int kp[2], rootfd, fd, len, flags = CLONE_NEWUSER | CLONE_NEWNS;
 	pid_t root, pid;
 	ssize_t n;
 
@@ -357,12 +357,16 @@ start_keeper(struct es_sbx_plan *pl, uint64_t key, uint64_t fresh)
 	}
 	pl->msgfd = kp[1];
 	pl->rootfd = rootfd;
-	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD,
-	    NULL, NULL, NULL, NULL);
+	/* root's keeper enters its user namespace itself (idmap.c) */
+	if (es_sbx_idmap(pl, pl->home) == 0)
+		flags = 0;
+	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
+	    NULL);
 	if (pid == 0) {
 		close(kp[0]);
 		es_sbx_keep(pl);
 	}
+	es_sbx_idmap_release(pl);
 	close(kp[1]);
 	close(rootfd);
 	pl->msgfd = pl->rootfd = -1;
@@ -499,6 +503,8 @@ es_sbx_join(struct es_sbx_plan *pl, const struct es_policy *p)
 	close(fds[1]);
 	pl->joined = 1;
 	pl->ph_dev = (dev_t)k.dev;
+	/* the keeper's view is root's as ES_SBX_ROOT_KUID, or as uid 0 */
+	pl->idmap = es_sbx_idmapped();
 	return 1;
 }
 

@@ -17,6 +17,7 @@
 #include <linux/mount.h>	/* mount_setattr: musl's sys/mount.h lacks it */
 #include <linux/stat.h>		/* statx: musl before 1.2.5 lacks it */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -145,7 +146,9 @@ root_ro_each(void)
 				mp[j++] = p[i];
 		}
 		mp[j] = '\0';
-		if (j > 0 && remount(mp, 1) == -1 && errno != ENOENT &&
+		if (j > 0 && mount(NULL, mp, NULL, MS_REMOUNT | MS_BIND |
+		    kept_flags(mp) | MS_RDONLY | MS_NODEV, NULL) == -1 &&
+		    errno != ENOENT &&
 		    errno != EACCES && errno != ENOTDIR && errno != EINVAL) {
 			close(fd);
 			return -1;
@@ -162,12 +165,17 @@ root_ro_each(void)
 	return 0;
 }
 
-/* The whole inherited tree read-only (and nosuid) in one call if possible. */
+/*
+ * The whole inherited tree read-only, nosuid and nodev in one call if
+ * possible.  nodev: a device node on a host file system (a chroot's
+ * /dev/sda, a copy of /dev/kvm) opens for writing on a read-only mount,
+ * with its owner's permission, which kernel uid 0 keeps.
+ */
 static int
 root_ro(void)
 {
-	if (setattr(AT_FDCWD, "/", AT_RECURSIVE,
-	    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0) == 0)
+	if (setattr(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY |
+	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0) == 0)
 		return 0;
 	if (errno != ENOSYS)
 		return -1;
@@ -288,6 +296,22 @@ dev_own(const struct es_sbx_plan *pl)
 		es_sbx_fail(pl, ES_S_SHM, -1);
 }
 
+/*
+ * One node's bind opens as a device again: it came from the host's
+ * /dev, which root_ro made nodev with the rest.  The bind is of that
+ * one file, so nothing else regains devices.
+ */
+static int
+dev_allow(const char *path)
+{
+	if (setattr(AT_FDCWD, path, 0, 0, MOUNT_ATTR_NODEV) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -1;
+	return mount(NULL, path, NULL, MS_REMOUNT | MS_BIND |
+	    (kept_flags(path) & ~MS_NODEV), NULL);
+}
+
 /* A /dev of its own: the few nodes a shell needs, no host disk. */
 static void
 setup_dev(const struct es_sbx_plan *pl)
@@ -321,7 +345,7 @@ setup_dev(const struct es_sbx_plan *pl)
 			es_sbx_fail(pl, ES_S_DEVNODE, -1);
 		close(fd);
 		if (mount(fdpath(fp, sizeof(fp), fds[i]), dst, NULL, MS_BIND,
-		    NULL) == -1)
+		    NULL) == -1 || dev_allow(dst) == -1)
 			es_sbx_fail(pl, ES_S_DEVNODE, -1);
 		close(fds[i]);
 	}
@@ -394,6 +418,74 @@ session_tmp(const struct es_sbx_plan *pl, int tfd, int vfd)
 	    NULL) == -1 || remount("/var/tmp", 0) == -1))
 		es_sbx_fail(pl, ES_S_TMP, -1);
 	close(vfd);
+}
+
+/* An idmapped copy (idmap.c), detached, put at path. */
+static int
+move_tree(int fd, const char *path)
+{
+	return (int)syscall(SYS_move_mount, fd, "", AT_FDCWD, path,
+	    MOVE_MOUNT_F_EMPTY_PATH);
+}
+
+/*
+ * In a user namespace of idmap.c's, whose maps the outer wrote: the
+ * namespace's root ids (ES_SBX_ROOT_KUID outside), and no supplementary
+ * group of root's.  Raw calls: libc's set*id would signal other
+ * threads, and this is a clone.  The capabilities in the namespace stay
+ * (init still mounts: from kernel uid 0 to the namespace's root, none
+ * is lost); drop_caps takes them later.
+ */
+void
+es_sbx_root_ids(const struct es_sbx_plan *pl)
+{
+	if (syscall(SYS_setgroups, 0, NULL) == -1 ||
+	    syscall(SYS_setresgid, 0, 0, 0) == -1 ||
+	    syscall(SYS_setresuid, 0, 0, 0) == -1)
+		es_sbx_fail(pl, ES_S_SETUID, -1);
+}
+
+/*
+ * A root caller's view as ES_SBX_ROOT_KUID (idmap.c).  The idmapped home
+ * goes at its path first, while init is still kernel uid 0 (the home's
+ * parent may be closed to others); then init takes the namespace's root
+ * ids, and from here on mounts, creates and looks up as that uid: the
+ * home's overlay works in its upper layer as its mounter, and kernel
+ * uid 0 has no id on an idmapped layer (EOVERFLOW), nor in a tmpfs of
+ * this namespace.  The session's directory sits in the session base,
+ * 0700 and root's: a tmpfs of the new uid covers the base, for the
+ * idmapped directory to go in.  The kept layer is in the idmapped home.
+ * What else init binds the outer checked the new uid can look up
+ * (idmap.c, passable).
+ */
+static void
+attach_trees(const struct es_sbx_plan *pl)
+{
+	char base[ES_PATH_MAX];
+	const char *slash;
+	size_t i, off = 0;
+
+	if (pl->tree[0] != 0 && move_tree(pl->tree[0] - 1,
+	    pl->treepath[0]) == -1)
+		es_sbx_fail(pl, ES_S_BIND, -1);
+	if (pl->tree[1] != 0) {
+		slash = strrchr(pl->treepath[1], '/');
+		es_sbx_put_str(base, sizeof(base), &off, pl->treepath[1]);
+		base[slash - pl->treepath[1]] = '\0';
+		if (mount("tmpfs", base, "tmpfs", MS_NOSUID | MS_NODEV |
+		    MS_NOEXEC, "mode=0700,uid=0,gid=0,size=4k") == -1)
+			es_sbx_fail(pl, ES_S_BIND, -1);
+	}
+	es_sbx_root_ids(pl);
+	if (pl->tree[1] != 0 && mkdir(pl->treepath[1], 0700) == -1)
+		es_sbx_fail(pl, ES_S_BIND, -1);
+	for (i = 1; i < ES_SBX_NTREE; i++)
+		if (pl->tree[i] != 0 && move_tree(pl->tree[i] - 1,
+		    pl->treepath[i]) == -1)
+			es_sbx_fail(pl, ES_S_BIND, -1);
+	for (i = 0; i < ES_SBX_NTREE; i++)
+		if (pl->tree[i] != 0)
+			close(pl->tree[i] - 1);
 }
 
 /* Is plan.mnt[i] the home, kept at its path, under a layer of its own? */
@@ -514,6 +606,146 @@ home_private(const struct es_sbx_plan *pl, int seal)
 }
 
 /*
+ * A hidden directory that holds a kept capability's path (plan.c,
+ * cap_keep): an empty tmpfs over it, just before the binds put that
+ * path back, read-only once they are in.  One the private /tmp covers
+ * (ENOENT) has nothing to cover: the path is bound back there.
+ */
+static unsigned char priv_made[ES_SBX_NMNT];
+
+static void
+priv_dirs(const struct es_sbx_plan *pl, int seal)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nmnt; i++) {
+		if (pl->mnt[i].kind != ES_MK_PRIV)
+			continue;
+		if (seal) {
+			if (priv_made[i] && remount(pl->mnt[i].path, 1) == -1)
+				es_sbx_fail(pl, ES_S_HIDE, (int)i);
+		} else if (mount("tmpfs", pl->mnt[i].path, "tmpfs", MS_NOSUID |
+		    MS_NODEV | MS_NOEXEC, "mode=0700") == 0)
+			priv_made[i] = 1;
+		else if (errno != ENOENT)
+			es_sbx_fail(pl, ES_S_HIDE, (int)i);
+	}
+}
+
+/* One entry of getdents64(2), which neither libc declares the same way. */
+struct dent64 {
+	uint64_t	ino;
+	int64_t		off;
+	unsigned short	reclen;
+	unsigned char	type;
+	char		name[];
+};
+
+/* Does the walk hide this socket or FIFO? */
+static int
+node_hidden(const struct es_sbx_plan *pl, int dfd, const char *name,
+    const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nkept; i++)
+		if (pl->kept[i].dev == st->st_dev && pl->kept[i].ino == st->st_ino)
+			return 0;
+	/*
+	 * A root caller's kernel uid 0: every one, since a daemon that
+	 * authorizes its peer by uid (the system bus, systemd's private
+	 * socket, snapd) takes uid 0 for root whatever the socket's mode.
+	 * Anyone else (root as ES_SBX_ROOT_KUID too): those the caller may
+	 * connect to but not everyone may (its own, a group's: docker),
+	 * checked with its real ids, as connect is.
+	 */
+	return (pl->sysowner && !pl->idmap) || (!(st->st_mode & S_IWOTH) &&
+	    syscall(SYS_faccessat, dfd, name, W_OK) == 0);
+}
+
+/*
+ * One directory of a socket walk: each socket and FIFO that node_hidden
+ * names gets the placeholder file (at /dev/shm/f while hide_paths runs)
+ * bound over it, so a connect or an open for writing finds a read-only
+ * regular file; each directory on the same file system is entered, down
+ * to depth levels (another file system under it, a container's root,
+ * is not: what it holds is no daemon's).  Bounded: more entries or
+ * sockets than es_limits.h allows is a refusal, not a partial walk.
+ */
+static void
+walk_dir(const struct es_sbx_plan *pl, int dfd, dev_t dev, int depth,
+    size_t *entries, size_t *hidden)
+{
+	char buf[2048], fp[40];
+	const struct dent64 *d;
+	struct stat st;
+	ssize_t n, off;
+	int fd;
+
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n; off += d->reclen) {
+			d = (const struct dent64 *)(const void *)(buf + off);
+			if (strcmp(d->name, ".") == 0 ||
+			    strcmp(d->name, "..") == 0)
+				continue;
+			if (++*entries > ES_WALK_ENTRIES) {
+				errno = E2BIG;
+				es_sbx_fail(pl, ES_S_HIDE, -1);
+			}
+			if ((d->type != DT_DIR && d->type != DT_SOCK &&
+			    d->type != DT_FIFO && d->type != DT_UNKNOWN) ||
+			    fstatat(dfd, d->name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+				continue;
+			if (S_ISDIR(st.st_mode)) {
+				if (depth == 0 || st.st_dev != dev ||
+				    (fd = openat(dfd, d->name, O_RDONLY |
+				    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+					continue;
+				walk_dir(pl, fd, dev, depth - 1, entries, hidden);
+				close(fd);
+				continue;
+			}
+			if ((!S_ISSOCK(st.st_mode) && !S_ISFIFO(st.st_mode)) ||
+			    !node_hidden(pl, dfd, d->name, &st))
+				continue;
+			if (++*hidden > ES_WALK_HIDES) {
+				errno = E2BIG;
+				es_sbx_fail(pl, ES_S_HIDE, -1);
+			}
+			if ((fd = openat(dfd, d->name, O_PATH | O_NOFOLLOW |
+			    O_CLOEXEC)) == -1 || mount("/dev/shm/f",
+			    fdpath(fp, sizeof(fp), fd), NULL, MS_BIND,
+			    NULL) == -1)
+				es_sbx_fail(pl, ES_S_HIDE, -1);
+			close(fd);
+		}
+}
+
+/*
+ * The sockets and FIFOs of the plan's walk (/run and the like), hidden
+ * in a view that is built (not joined): a unix socket on a read-only
+ * mount still accepts a connect, and a FIFO an open for writing.
+ */
+static void
+hide_nodes(const struct es_sbx_plan *pl)
+{
+	size_t i, entries = 0, hidden = 0;
+	struct stat st;
+	int fd;
+
+	for (i = 0; i < pl->nwalk; i++) {
+		/* a link (/var/run to /run) is walked where it leads, once */
+		if ((fd = openat(AT_FDCWD, pl->walk[i].path, O_RDONLY |
+		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+			continue;
+		if (fstat(fd, &st) == 0)
+			walk_dir(pl, fd, st.st_dev, pl->walk[i].depth, &entries,
+			    &hidden);
+		close(fd);
+	}
+}
+
+/*
  * The hidden paths, a step of its own after the view of the home is
  * built: each becomes a bind of one empty file or one empty directory of
  * a small read-only tmpfs (or of a stub, the least text a tool that
@@ -582,7 +814,8 @@ hide_paths(const struct es_sbx_plan *pl)
 
 	for (i = 0; i < pl->nmnt; i++)
 		todo += needs_hide(pl, &pl->mnt[i]);
-	if (todo == 0)
+	/* a view built here walks for sockets too; a joined one has them */
+	if (todo == 0 && (pl->joined || pl->nwalk == 0))
 		return 0;
 	/*
 	 * The scratch tmpfs goes on /dev/shm, where nothing to hide lives:
@@ -608,12 +841,19 @@ hide_paths(const struct es_sbx_plan *pl)
 		    strcmp(stub[k], m->stub) != 0; k++)
 			;
 		sname[sizeof(sname) - 2] = (char)('0' + k);
-		/* ENOENT: under the private /tmp or /dev, or a hidden dir */
+		/*
+		 * ENOENT: under the private /tmp or /dev, or a hidden dir;
+		 * EACCES as ES_SBX_ROOT_KUID: what init cannot look up, the
+		 * command cannot either
+		 */
 		if (mount(m->kind == ES_MK_HIDE_DIR ? "/dev/shm/d" :
 		    m->stub != NULL && k < nstub ? sname : "/dev/shm/f",
-		    m->path, NULL, MS_BIND, NULL) == -1 && errno != ENOENT)
+		    m->path, NULL, MS_BIND, NULL) == -1 &&
+		    errno != ENOENT && (errno != EACCES || !pl->idmap))
 			es_sbx_fail(pl, ES_S_HIDE, (int)i);
 	}
+	if (!pl->joined)
+		hide_nodes(pl);
 	if (umount2("/dev/shm", MNT_DETACH) == -1)
 		es_sbx_fail(pl, ES_S_HIDE, -1);
 	return dev;
@@ -637,6 +877,8 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 	 * No MS_SLAVE pass: copying a mount namespace into a new user
 	 * namespace already turns shared mounts into slaves.
 	 */
+	if (pl->idmap)
+		attach_trees(pl);
 	/*
 	 * Hold the writable paths: the private /tmp or home may cover them.
 	 * The real ones, before the home's layer covers those below it; the
@@ -644,8 +886,8 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 	 * The layer is mounted while its upper directory is still writable.
 	 */
 	for (i = 0; i < pl->nmnt; i++) {
-		src[i] = -1;
-		if ((pl->mnt[i].kind == ES_MK_RW ||
+		src[i] = pl->mnt[i].tree - 1;
+		if (src[i] == -1 && (pl->mnt[i].kind == ES_MK_RW ||
 		    pl->mnt[i].kind == ES_MK_KEEP ||
 		    pl->mnt[i].kind == ES_MK_BACK) && !home_kept(pl, i) &&
 		    (src[i] = openat(AT_FDCWD, pl->mnt[i].path,
@@ -688,6 +930,7 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 				break;
 		}
 	}
+	priv_dirs(pl, 0);
 	for (i = 0; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
 		if (m->kind == ES_MK_CACHE)
@@ -697,8 +940,9 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 			continue;
 		if (fstat(src[i], &st) == -1 ||
 		    make_target(m->path, S_ISDIR(st.st_mode)) == -1 ||
+		    (m->tree != 0 ? move_tree(src[i], m->path) :
 		    mount(fdpath(fp, sizeof(fp), src[i]), m->path, NULL,
-		    MS_BIND | MS_REC, NULL) == -1)
+		    MS_BIND | MS_REC, NULL)) == -1)
 			es_sbx_fail(pl, ES_S_BIND, (int)i);
 		close(src[i]);
 		/* KEEP and BACK stay as read-only as the root they came from. */
@@ -707,8 +951,87 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 			es_sbx_fail(pl, ES_S_WRITABLE, (int)i);
 	}
 	home_private(pl, 1);
+	priv_dirs(pl, 1);
 	setup_dev(pl);
 	return hide_paths(pl);
+}
+
+/*
+ * What kernel uid 0 still writes without a capability, on the fresh
+ * /proc: its owner permission on the host-global entries (/proc/sys,
+ * sysrq-trigger, irq, bus), and a pipe in core_pattern runs a file of
+ * the command's as real root.  For a caller that owns the system's
+ * files, every top-level entry but the processes' own becomes
+ * read-only, as bubblewrap and Docker cover theirs, and every file only
+ * its owner may read (kcore, kpageflags, slabinfo, timer_list) shows
+ * /dev/null, as Docker masks its list.  Whatever a later kernel adds at
+ * the top is covered too.  Locked in any namespace made inside, the
+ * covers also keep it from mounting a /proc without them.
+ */
+static void
+proc_cover(const struct es_sbx_plan *pl)
+{
+	char buf[4096], path[64];
+	const struct dent64 *d;
+	struct stat st;
+	ssize_t n, off;
+	size_t k, seen = 0;
+	int dfd, r;
+
+	if ((dfd = openat(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		es_sbx_fail(pl, ES_S_PROC_COVER, -1);
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n; off += d->reclen) {
+			d = (const struct dent64 *)(const void *)(buf + off);
+			if ((d->name[0] >= '0' && d->name[0] <= '9') ||
+			    strcmp(d->name, ".") == 0 ||
+			    strcmp(d->name, "..") == 0 || d->type == DT_LNK)
+				continue;
+			/* a /proc has some hundred entries: more is not one */
+			if (++seen > ES_PROC_ENTRIES ||
+			    fstatat(dfd, d->name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+				es_sbx_fail(pl, ES_S_PROC_COVER, -1);
+			k = 0;
+			es_sbx_put_str(path, sizeof(path), &k, "/proc/");
+			es_sbx_put_str(path, sizeof(path), &k, d->name);
+			if (k >= sizeof(path) - 1)
+				es_sbx_fail(pl, ES_S_PROC_COVER, -1);
+			/* keys lists the keys its reader's uid owns: root's */
+			if (S_ISREG(st.st_mode) && (!(st.st_mode & 044) ||
+			    strcmp(d->name, "keys") == 0))
+				r = mount("/dev/null", path, NULL, MS_BIND, NULL);
+			else if (S_ISDIR(st.st_mode) || (st.st_mode & 0222))
+				r = mount(path, path, NULL, MS_BIND | MS_REC,
+				    NULL) == -1 ? -1 : remount(path, 1);
+			else
+				continue;	/* readable by all, writable by none */
+			if (r == -1)
+				es_sbx_fail(pl, ES_S_PROC_COVER, -1);
+		}
+	if (n == -1)
+		es_sbx_fail(pl, ES_S_PROC_COVER, -1);
+	close(dfd);
+}
+
+/*
+ * No user namespace below the sandbox's, for a caller that owns the
+ * system's files: there kernel uid 0 would hold every capability over
+ * what it owns, and mount a cgroup2 whose root-owned files (the host's
+ * root cgroup, a container's) it then writes.  Its own id cannot be
+ * mapped there anyway (Linux 5.12+ wants CAP_SETFCAP for a map of uid
+ * 0), so nothing that works is lost.  The limit is the sandbox user
+ * namespace's own, set while init still holds CAP_SYS_RESOURCE in it.
+ */
+static void
+no_userns(const struct es_sbx_plan *pl)
+{
+	int fd;
+
+	if ((fd = openat(AT_FDCWD, "/proc/sys/user/max_user_namespaces",
+	    O_WRONLY | O_CLOEXEC)) == -1 || write(fd, "0\n", 2) != 2)
+		es_sbx_fail(pl, ES_S_PROC_COVER, -1);
+	close(fd);
 }
 
 /*
@@ -735,4 +1058,9 @@ es_sbx_mounts_own(const struct es_sbx_plan *pl)
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 	    NULL) == -1)
 		es_sbx_fail(pl, ES_S_PROC, -1);
+	/* as ES_SBX_ROOT_KUID (idmap.c) it owns none of that */
+	if (pl->sysowner && !pl->idmap) {
+		no_userns(pl);
+		proc_cover(pl);
+	}
 }

@@ -1,7 +1,8 @@
 /*
  * outer.c - envshim-sandbox: run one command confined.
  *
- *	envshim-sandbox [--policy FILE] [--argv0 NAME] [--] COMMAND [ARGS...]
+ *	envshim-sandbox [--policy FILE] [--argv0 NAME] [--cap NAME=VALUE]...
+ *	    [--] COMMAND [ARGS...]
  *
  * Three processes, as in bubblewrap (four in a session, whose keeper
  * holds the view its commands share: keeper.c):
@@ -54,13 +55,16 @@ extern char **environ;
 /* What a failed step is called in the refusal, in enum es_sbx_step's order. */
 static const char *const step_name[] = {
 	"write uid_map", "write setgroups", "write gid_map",
+	"take the sandbox's root ids",
 	"make / read-only", "bind a writable path", "make a path writable",
 	"mount /tmp", "mount /dev", "bind a device", "mount /dev/pts",
 	"mount /dev/shm", "hide a path", "make the home private",
 	"open a ro path",
 	"ro path is a symlink", "pin a ro path's directory",
-	"make a ro path read-only", "mount /proc", "chdir", "read namespace ids",
+	"make a ro path read-only", "mount /proc", "cover /proc", "chdir",
+	"read namespace ids",
 	"drop capabilities", "setsid", "join a new session keyring",
+	"filter system calls",
 	"scope with Landlock", "PR_SET_PDEATHSIG", "parent exited",
 	"fork", "exec"
 };
@@ -491,7 +495,7 @@ static void __attribute__((noreturn))
 usage(int asked)
 {
 	fprintf(asked ? stdout : stderr, "usage: envshim-sandbox [--policy FILE] "
-	    "[--argv0 NAME] [--] COMMAND [ARGS...]\n"
+	    "[--argv0 NAME] [--cap NAME=VALUE]... [--] COMMAND [ARGS...]\n"
 	    "       envshim-sandbox --help | --version\n");
 	exit(asked ? 0 : ES_SBX_EXIT);
 }
@@ -507,9 +511,11 @@ main(int argc, char *argv[])
 	static struct es_policy pol;
 	struct es_parse_err perr;
 	const char *polfile = NULL, *argv0 = NULL, *cfg, *home;
+	static const char *caps[ES_MAX_CAPVARS];
+	size_t ncap = 0;
 	static char *log;	/* held, like the plan, until the process ends */
 	char why[512], eb[128], cwd[ES_PATH_MAX];
-	int msgp[2], alivep[2], flags, i, st = 0, got = 0, pe, joined;
+	int msgp[2], alivep[2], flags, i, st = 0, got = 0, pe, joined, held;
 	ssize_t n;
 	struct es_sbx_msg m, fmsg;
 	struct pollfd pf[2];
@@ -541,6 +547,9 @@ main(int argc, char *argv[])
 			polfile = argv[++i];
 		else if (strcmp(argv[i], "--argv0") == 0 && i + 1 < argc)
 			argv0 = argv[++i];
+		else if (strcmp(argv[i], "--cap") == 0 && i + 1 < argc &&
+		    ncap < ES_MAX_CAPVARS)
+			caps[ncap++] = argv[++i];
 		else if (strcmp(argv[i], "--help") == 0)
 			usage(1);
 		else if (strcmp(argv[i], "--version") == 0) {
@@ -591,6 +600,9 @@ main(int argc, char *argv[])
 	pl.uid = getuid();
 	pl.outer = getpid();
 	pl.gid = getgid();
+	pl.sysowner = es_sbx_sysowner(pl.uid);
+	pl.home = home;
+	pl.usernsfd = -1;
 	pl.netns = !pol.network;
 	pl.logfd = pl.recfd = -1;
 	log = es_sbx_log_path(&pol, home);
@@ -598,6 +610,7 @@ main(int argc, char *argv[])
 	pl.logfd = logfd;
 	es_sbx_plan_session(&pl, &pol, home);
 	es_sbx_plan_mounts(&pl, &pol, home, log);
+	es_sbx_plan_caps(&pl, &pol, home, caps, ncap);
 	audit_hidden(&pol, &pl, home);
 
 	only_stdio(pl.path);
@@ -612,11 +625,22 @@ main(int argc, char *argv[])
 	 */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &pl.mask);
+	/*
+	 * Root builds its own view as ES_SBX_ROOT_KUID where it can: the
+	 * outer enters that user namespace (idmap.c: made while the outer
+	 * still holds its capabilities), as a joined one enters the
+	 * keeper's, and from then on there is no way back either.
+	 */
+	held = 0;
 	if (!(joined = es_sbx_join(&pl, &pol))) {
 		snprintf(why, sizeof(why), "%ld", (long)pl.outer);
 		es_sbx_workdir(&pl, why);
+		held = es_sbx_idmap(&pl, home) == 0;
+		if (held && setns(pl.usernsfd, CLONE_NEWUSER) == -1)
+			es_sbx_refuse("cannot enter the sandbox's user "
+			    "namespace: %s", strerror(errno));
 		/* no user namespace: the only way a command may run unconfined */
-		if (es_sbx_userns(&pl, &fmsg) == -1) {
+		if (!held && es_sbx_userns(&pl, &fmsg) == -1) {
 			if (fmsg.kind == 0)
 				userns_cause(fmsg.err, why, sizeof(why));
 			else
@@ -634,7 +658,7 @@ main(int argc, char *argv[])
 	pl.alivefd = alivep[0];
 	records_open(&pol, &pl);
 
-	/* the user namespace is ours already: the session's, or es_sbx_userns's */
+	/* the user namespace is ours already: the session's, idmap.c's or es_sbx_userns's */
 	flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
 	    (pl.netns ? CLONE_NEWNET : 0);
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
@@ -646,6 +670,8 @@ main(int argc, char *argv[])
 	}
 	close(msgp[1]);
 	close(alivep[0]);
+	if (held)
+		es_sbx_idmap_release(&pl);	/* init has its copies */
 	if (pid == -1)
 		es_sbx_refuse("cannot clone into the %s sandbox: %s",
 		    joined ? "session's" : "command's",

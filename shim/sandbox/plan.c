@@ -365,6 +365,79 @@ plan_hide(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
 	es_hide_dirs_free(&dirs);
 }
 
+/*
+ * What /sys shows only to its owner: a caller that owns the system's
+ * files (kernel uid 0, which keeps owner permission without a
+ * capability) would read firmware tables, debugfs, tracefs (trace_pipe
+ * shows other processes' system calls), securityfs, bpffs and the
+ * powercap energy counters.  Docker masks most of these; /sys itself is
+ * read-only for everyone.
+ */
+static const char *const sys_owner_only[] = {
+	"/sys/firmware", "/sys/kernel/debug", "/sys/kernel/tracing",
+	"/sys/kernel/security", "/sys/fs/bpf", "/sys/devices/virtual/powercap"
+};
+
+/*
+ * Does uid own the system's files?  Root does, and so does contain
+ * mode's root (ES_CONTAIN_ROOT_ID inside, kernel uid 0 outside): no
+ * capability, but owner permission on /proc/sys, /run's sockets and the
+ * rest of what root owns.  Asked of the files, not of the number: the 0
+ * of `unshare -r` owns nothing of the host's, and the overflow uid
+ * (nobody) is what every unmapped owner looks like.
+ */
+int
+es_sbx_sysowner(uid_t uid)
+{
+	char buf[32];
+	struct stat st;
+
+	/* an owner a user namespace does not map shows as the overflow uid */
+	if (es_sbx_read_small("/proc/sys/kernel/overflowuid", 0, buf,
+	    sizeof(buf)) == -1 || strtoul(buf, NULL, 10) == uid)
+		return 0;
+	return (stat("/", &st) == 0 && st.st_uid == uid) ||
+	    (stat("/proc/sys/kernel", &st) == 0 && st.st_uid == uid);
+}
+
+/*
+ * Where daemons put the sockets that are capabilities, walked by init
+ * for sockets and FIFOs to hide (mount.c, hide_nodes): /run (the
+ * system bus, systemd's, docker's, containerd's, snapd's, libvirt's),
+ * LXD's and Incus's state directories, and the VM managers' under the
+ * home (Colima, Lima, Rancher Desktop, podman machine), each with the
+ * levels below it that are walked.
+ */
+static const struct es_sbx_walk walks[] = {
+	{ "/run", 8 }, { "/var/run", 8 },
+	{ "/var/snap/lxd/common/lxd", 0 }, { "/var/lib/lxd", 0 },
+	{ "/var/lib/incus", 0 },
+	{ "~/.colima", 3 }, { "~/.lima", 3 }, { "~/.rd", 3 },
+	{ "~/.local/share/containers/podman/machine", 3 }
+};
+_Static_assert(sizeof(walks) / sizeof(walks[0]) <= ES_SBX_NWALK,
+    "room in the plan for every walk");
+
+/* The walks whose directory exists (a link is walked where it leads). */
+static void
+plan_walk(struct es_sbx_plan *pl, const char *home)
+{
+	struct stat st;
+	size_t i;
+	char *e;
+
+	for (i = 0; i < sizeof(walks) / sizeof(walks[0]); i++) {
+		if ((e = expand(walks[i].path, home, "/")) == NULL)
+			continue;
+		if (lstat(e, &st) == -1 || !S_ISDIR(st.st_mode)) {
+			free(e);
+			continue;
+		}
+		pl->walk[pl->nwalk].path = e;
+		pl->walk[pl->nwalk++].depth = walks[i].depth;
+	}
+}
+
 /* What git runs later, outside: hooks, and config (core.hooksPath, ...). */
 static const char *const default_ro[] = { ".git/hooks", ".git/config" };
 
@@ -606,8 +679,10 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 		add_hide(pl, xstrdup(x), 1);
 	snprintf(buf, sizeof(buf), "/run/user/%lu", (unsigned long)pl->uid);
 	add_hide(pl, xstrdup(buf), 1);
-	if ((x = getenv("SSH_AUTH_SOCK")) != NULL)
-		add_hide(pl, xstrdup(x), 1);
+	for (i = 0; pl->sysowner && i < sizeof(sys_owner_only) /
+	    sizeof(sys_owner_only[0]); i++)
+		add_hide(pl, (char *)sys_owner_only[i], 0);
+	plan_walk(pl, home);
 	for (i = 0; i < sizeof(default_ro) / sizeof(default_ro[0]); i++)
 		if (add_mnt(pl, ES_MK_RO, default_ro[i]))
 			pl->mnt[pl->nmnt - 1].mkdir =
@@ -631,6 +706,124 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	if (tmpdir != NULL && pl->s_tmp == NULL && strncmp(tmpdir, "/tmp/", 5) == 0 &&
 	    clean_rel(tmpdir + 5))
 		pl->tmpsub = xstrdup(tmpdir + 5);
+}
+
+/*
+ * A path a dropped capability variable names, hidden: never the root,
+ * the home or what holds the workspace, whatever the value said.
+ */
+static void
+cap_hide(struct es_sbx_plan *pl, const char *home, char *rp)
+{
+	if (strcmp(rp, "/") == 0 || covers(rp, pl->ws) ||
+	    (home != NULL && covers(rp, home))) {
+		free(rp);
+		return;
+	}
+	add_hide(pl, rp, 1);
+}
+
+/*
+ * A path a kept capability variable names (keep SSH_AUTH_SOCK),
+ * reachable: not hidden itself, nor skipped by the socket walk; under a
+ * hidden directory (the runtime dir, ~/.ssh) that directory becomes an
+ * empty one with this path bound back; under the private /tmp it is
+ * bound back as the shim is.
+ */
+static void
+cap_keep(struct es_sbx_plan *pl, char *rp)
+{
+	struct es_sbx_mnt *m, *top = NULL;
+	struct stat st;
+	size_t i, n = pl->nmnt;
+	int back = 0;
+
+	if (stat(rp, &st) == -1) {
+		free(rp);
+		return;
+	}
+	if (pl->nkept < ES_SBX_NKEPT) {
+		pl->kept[pl->nkept].dev = st.st_dev;
+		pl->kept[pl->nkept++].ino = st.st_ino;
+	}
+	/* the outermost hidden directory holds it; any inside that one goes */
+	for (i = 0; i < n; i++) {
+		m = &pl->mnt[i];
+		if (m->kind == ES_MK_HIDE_FILE && strcmp(m->path, rp) == 0)
+			m->kind = ES_MK_NONE;
+		else if ((m->kind == ES_MK_HIDE_DIR || m->kind == ES_MK_PRIV) &&
+		    covers(m->path, rp)) {
+			if (top != NULL && covers(top->path, m->path))
+				m->kind = ES_MK_NONE;
+			else {
+				if (top != NULL)
+					top->kind = ES_MK_NONE;
+				top = m;
+			}
+		} else if (m->kind == ES_MK_HOME && covers(m->path, rp))
+			back = 1;	/* home private */
+	}
+	if (top != NULL)
+		top->kind = ES_MK_PRIV;
+	if (top != NULL || back) {
+		if (!add_mnt(pl, ES_MK_BACK, rp))
+			free(rp);
+		return;
+	}
+	keep_file(pl, rp);
+	free(rp);
+}
+
+/*
+ * The paths in a capability variable's value, each a run from a '/' at
+ * the start or after ':' or '=' to the next ',', ';' or ':'.  That is
+ * every form they take: SSH_AUTH_SOCK=/run/..., KUBECONFIG=/a:/b,
+ * GPG_AGENT_INFO=/path:pid:1, DOCKER_HOST=unix:///var/run/docker.sock,
+ * DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus,guid=...,
+ * KRB5CCNAME=FILE:/tmp/krb5cc_1000.  One that resolves to nothing (a
+ * tcp:// host) is no path.
+ */
+static void
+cap_paths(struct es_sbx_plan *pl, const char *home, const char *v, int keep)
+{
+	char buf[ES_PATH_MAX], *rp;
+	const char *s;
+	size_t n;
+
+	for (s = v; *s != '\0'; s++) {
+		if (*s != '/' || (s != v && s[-1] != ':' && s[-1] != '='))
+			continue;
+		n = strcspn(s, ",;:");
+		if (n < sizeof(buf)) {
+			memcpy(buf, s, n);
+			buf[n] = '\0';
+			if ((rp = realpath(buf, NULL)) != NULL) {
+				if (keep)
+					cap_keep(pl, rp);
+				else
+					cap_hide(pl, home, rp);
+			}
+		}
+		s += n - 1;
+	}
+}
+
+void
+es_sbx_plan_caps(struct es_sbx_plan *pl, const struct es_policy *p,
+    const char *home, const char *const *caps, size_t ncap)
+{
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < ncap; i++)
+		if ((v = strchr(caps[i], '=')) != NULL)
+			cap_paths(pl, home, v + 1, 0);
+	/* what the filter let through to the command, it may reach */
+	for (i = 0; environ[i] != NULL; i++)
+		if ((v = strchr(environ[i], '=')) != NULL &&
+		    es_policy_capability(p, environ[i],
+		    (size_t)(v - environ[i])))
+			cap_paths(pl, home, v + 1, 1);
 }
 
 /* A directory of this user's, not a link, closed to everyone else. */

@@ -21,11 +21,12 @@ typedef int (*es_execve_fn)(const char *, char *const[], char *const[]);
 
 /* The steps init takes; the outer names the failing one (outer.c). */
 enum es_sbx_step {
-	ES_S_MAP_UID, ES_S_SETGROUPS, ES_S_MAP_GID, ES_S_ROOT_RO, ES_S_BIND,
+	ES_S_MAP_UID, ES_S_SETGROUPS, ES_S_MAP_GID, ES_S_SETUID, ES_S_ROOT_RO,
+	ES_S_BIND,
 	ES_S_WRITABLE, ES_S_TMP, ES_S_DEV, ES_S_DEVNODE, ES_S_PTS, ES_S_SHM,
 	ES_S_HIDE, ES_S_HOME, ES_S_RO_OPEN, ES_S_RO_LINK, ES_S_RO_PIN, ES_S_RO,
-	ES_S_PROC, ES_S_CHDIR, ES_S_NSID, ES_S_CAPS, ES_S_SETSID,
-	ES_S_KEYRING, ES_S_LANDLOCK, ES_S_PDEATHSIG, ES_S_PARENT, ES_S_FORK,
+	ES_S_PROC, ES_S_PROC_COVER, ES_S_CHDIR, ES_S_NSID, ES_S_CAPS, ES_S_SETSID,
+	ES_S_KEYRING, ES_S_SECCOMP, ES_S_LANDLOCK, ES_S_PDEATHSIG, ES_S_PARENT, ES_S_FORK,
 	ES_S_EXEC
 };
 
@@ -45,7 +46,9 @@ enum es_sbx_mnt_kind {
 	ES_MK_RW, ES_MK_HIDE_DIR, ES_MK_HIDE_FILE, ES_MK_RO, ES_MK_KEEP,
 	ES_MK_HOME,	/* home private: an empty tmpfs over the home */
 	ES_MK_BACK,	/* home private: a path bound back into it, read-only */
-	ES_MK_CACHE	/* no home layer: src bound writable at path */
+	ES_MK_CACHE,	/* no home layer: src bound writable at path */
+	ES_MK_PRIV,	/* a hidden directory with a kept path bound back */
+	ES_MK_NONE	/* planned, then given up: a kept capability's */
 };
 struct es_sbx_mnt {
 	int		 kind;
@@ -54,10 +57,28 @@ struct es_sbx_mnt {
 	const char	*path;		/* absolute; RO: in the workspace */
 	const char	*src;		/* CACHE: its directory in the layer */
 	const char	*stub;		/* HIDE_FILE: the placeholder's text, or NULL */
+	int		 tree;		/* idmap: its idmapped copy, fd + 1 */
 };
 
 /* distinct placeholder texts of one view (mount.c): es_hide_list's stubs */
 #define ES_SBX_STUBS	4
+
+/*
+ * A directory whose sockets and FIFOs init hides (mount.c, hide_nodes),
+ * down to depth levels below it, and a socket a kept capability
+ * variable names, which stays (plan.c, plan_caps).
+ */
+struct es_sbx_walk {
+	const char	*path;
+	int		 depth;
+};
+struct es_sbx_node {
+	dev_t		 dev;
+	ino_t		 ino;
+};
+#define ES_SBX_NWALK	16
+#define ES_SBX_NTREE	3	/* idmap: the home, the session, the kept layer */
+#define ES_SBX_NKEPT	16
 
 /* the policy's paths, the hide list, and the defaults with the caches (plan_cache) */
 #define ES_SBX_NMNT	(3 * ES_MAX_PATHS + ES_HIDE_MOUNTS + 128)
@@ -88,9 +109,20 @@ struct es_sbx_plan {
 	size_t		 nargs;		/* ... bytes: the keeper blanks them */
 	uid_t		 uid;
 	gid_t		 gid;
+	int		 sysowner;	/* the caller owns the system's files (plan.c), */
+					/* and without idmap its commands do too */
+	const char	*home;		/* the caller's home */
+	int		 idmap;		/* root as ES_SBX_ROOT_KUID (idmap.c): */
+	int		 usernsfd;	/* ... its user namespace, and */
+	int		 tree[ES_SBX_NTREE];	/* ... idmapped copies, fd + 1, */
+	const char	*treepath[ES_SBX_NTREE];	/* ... of these trees */
 	int		 netns;
 	size_t		 nmnt;
 	struct es_sbx_mnt mnt[ES_SBX_NMNT];
+	size_t		 nwalk;
+	struct es_sbx_walk walk[ES_SBX_NWALK];
+	size_t		 nkept;
+	struct es_sbx_node kept[ES_SBX_NKEPT];
 	es_execve_fn	 exec;
 	int		 msgfd;		/* write end, close-on-exec */
 	int		 alivefd;	/* read end: EOF when the outer is gone */
@@ -129,13 +161,32 @@ void	 es_sbx_plan_mounts(struct es_sbx_plan *, const struct es_policy *,
 void	 es_sbx_plan_session(struct es_sbx_plan *, const struct es_policy *,
 	    const char *home);
 /*
+ * What capability variables name: hidden for each dropped one (caps,
+ * the shim's --cap NAME=VALUE), reachable for each the command gets.
+ */
+void	 es_sbx_plan_caps(struct es_sbx_plan *, const struct es_policy *,
+	    const char *home, const char *const *caps, size_t ncap);
+/*
  * The home's overlay options, with its work directory LAYER/work/NAME
  * made now: only the process that mounts the overlay makes one (the
  * session's keeper, "kROOT.PID"; a command building its
  * own view, its pid).  None (s_ovl NULL) when it cannot be had.
  */
 void	 es_sbx_workdir(struct es_sbx_plan *, const char *name);
+int	 es_sbx_sysowner(uid_t);
 ssize_t	 es_sbx_read_small(const char *path, int flags, char *buf, size_t len);
+
+/*
+ * idmap.c: a root caller's commands as ES_SBX_ROOT_KUID, which owns
+ * nothing.  es_sbx_idmap makes the user namespace and the idmapped copies
+ * of the trees init binds: 0 with pl->idmap set, or -1 with nothing kept
+ * (the kernel-uid-0 sandbox then).  es_sbx_idmap_release closes the
+ * outer's copies once a clone holds its own; es_sbx_idmapped says whether
+ * the user namespace this process joined is such a one.
+ */
+int	 es_sbx_idmap(struct es_sbx_plan *, const char *home);
+void	 es_sbx_idmap_release(struct es_sbx_plan *);
+int	 es_sbx_idmapped(void);
 
 /*
  * keeper.c: the session's held view.  es_sbx_join finds the session's
@@ -169,6 +220,8 @@ void	 es_sbx_map(struct es_sbx_plan *) __attribute__((noreturn));
  * base is what a session's commands share, own what each adds.
  */
 dev_t	 es_sbx_mounts_base(const struct es_sbx_plan *);
+/* In idmap.c's user namespace: its root ids, no supplementary groups. */
+void	 es_sbx_root_ids(const struct es_sbx_plan *);
 void	 es_sbx_mounts_own(const struct es_sbx_plan *);
 
 /*

@@ -832,6 +832,13 @@ test_user_rules(void **state)
 	    "PYTHONPATH=/x"), ES_KEEP, ES_R_DEFAULT), 0);
 	assert_int_equal(check("changed rule, added", one(p, &empty, 0,
 	    "PYTHONPATH=/x"), ES_DROP, ES_R_CHANGED), 0);
+	/* what the sandbox asks of what it received: kept, still a capability */
+	assert_int_equal(es_policy_capability(p, "SSH_AUTH_SOCK", 13), 1);
+	assert_int_equal(es_policy_capability(p, "VAULT_ADDR", 10), 1);
+	assert_int_equal(es_policy_capability(p, "DBUS_SESSION_BUS_ADDRESS",
+	    24), 1);
+	assert_int_equal(es_policy_capability(p, "PAGER", 5), 0);
+	assert_int_equal(es_policy_capability(p, "XDG_RUNTIME_DIR", 15), 0);
 	free(p);
 }
 

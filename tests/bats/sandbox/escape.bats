@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # Escapes from the sandbox, tried the way an agent would: the agent (a
 # Python launch root holding the secrets) runs bash -c ATTACK, which the
-# real shim sends into envshim-sandbox.  Everything runs as an unprivileged
-# user (uid 65534 when the suite is root).  Where an attack works without
+# real shim sends into envshim-sandbox.  The agent is an unprivileged user
+# (uid 65534 when the suite is root), and, in the "root agent" cases and
+# the root halves of the others, root itself, as devcontainers and CI run
+# agents (those need the suite to run as root).  Where an attack works without
 # the sandbox, a control run shows it, so each case can fail; where the
 # design cannot stop an attack, a GAP case shows it still works.
 
@@ -32,6 +34,9 @@ setup() {
 teardown() {
 	[ -n "${BGPID:-}" ] && kill "$BGPID" 2>/dev/null
 	[ -n "${P1:-}" ] && kill "$P1" "$P2" 2>/dev/null
+	[ -n "${PIDS:-}" ] && kill $PIDS 2>/dev/null
+	[ -n "${RUNDIR:-}" ] && rm -rf "$RUNDIR"
+	[ -n "${RAMFS:-}" ] && umount "$RAMFS"
 	cd /
 	rm -rf "$R"
 }
@@ -61,6 +66,33 @@ open_agent() {
 	pol 'sandbox off' 'protect-self no'
 	sbx_agent "$1"
 	unset POLICY
+}
+
+# sbx_root [--contain] ATTACK: the agent of sbx_agent as root, which is
+# how devcontainers and CI run agents, with a home (0700, its state
+# directory in it) and workspace of root's own.  Its shells run as an
+# unprivileged kernel uid where the helper can idmap what they bind;
+# with --contain, under `envshim --contain`, whose root is 65533 inside
+# and kernel uid 0 all the same, they cannot.  $RPOLICY: root's policy.
+sbx_root() {
+	local pre=(LD_PRELOAD="$SHIM")
+	# contain mode preloads its own shim, through /etc/ld.so.preload
+	if [ "$1" = --contain ]; then pre=("$ENVSHIM" --contain --); shift; fi
+	mkdir -p "$R/rhome" "$R/rws"
+	chmod 700 "$R/rhome"
+	(cd "$R/rws" && env -i HOME="$R/rhome" PATH=/usr/local/bin:/usr/bin:/bin \
+		LANG=C.UTF-8 XDG_RUNTIME_DIR="${RRUN:-$R/rrun}" \
+		GITHUB_TOKEN="$GH" ${RPOLICY:+ENVSHIM_POLICY=$RPOLICY} "${RENV[@]}" \
+		"${pre[@]}" /usr/bin/python3 -c '
+import os, subprocess, sys
+sys.exit(subprocess.run(["bash", "-c", sys.argv[1]]).returncode)' "$1")
+}
+
+# The same as root with no sandbox: the control.
+open_root() {
+	printf 'sandbox off\nprotect-self no\n' >"$R/rpolicy"
+	chmod 644 "$R/rpolicy"
+	RPOLICY=$R/rpolicy sbx_root "$1"
 }
 
 # listen KIND ADDR: a listener outside, as the unprivileged user, that
@@ -447,4 +479,379 @@ true'
 	! grep -q -e '^mounted' -e remounted-root -e unmounted -e 'PRIVATE KEY' <<<"$output" || false
 	[ "$(cat "$R/home/.bashrc")" = '# bashrc' ]
 	grep -q '^nested pids: [0-9]$' <<<"$output"
+}
+
+# What a root agent's shell tries on the kernel's own state: each file is
+# opened for writing and closed unwritten (the open is where the kernel
+# checks), each root-only file read, and a nested user namespace asked
+# for a cgroup2 whose root-owned files it would then write.
+ROOT_KERNEL='python3 -c "
+import ctypes, os
+for f in (\"/proc/sys/kernel/core_pattern\", \"/proc/sys/kernel/modprobe\",
+          \"/proc/sys/vm/drop_caches\", \"/proc/sys/kernel/panic\",
+          \"/proc/sys/net/ipv4/ip_forward\", \"/proc/sysrq-trigger\",
+          \"/proc/irq/default_smp_affinity\", \"/proc/sys/fs/protected_symlinks\"):
+    if not os.path.exists(f):
+        continue
+    try:
+        os.close(os.open(f, os.O_WRONLY)); print(\"writable\", f)
+    except OSError as e:
+        print(\"denied\", f, e.errno)
+print(\"user keyrings\", open(\"/proc/keys\").read().count(\"_uid\"))
+for f in (\"/proc/slabinfo\", \"/proc/timer_list\", \"/proc/keys\", \"/proc/pagetypeinfo\"):
+    try:
+        print(\"read\", f, len(open(f, \"rb\").read()))
+    except OSError as e:
+        print(\"unread\", f, e.errno)
+print(\"firmware\", len(os.listdir(\"/sys/firmware\")))
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.unshare(0x10000000 | 0x00020000 | 0x02000000) != 0:
+    print(\"no nested userns\", ctypes.get_errno())
+elif libc.mount(b\"none\", b\"/dev/shm\", b\"cgroup2\", 0, None) != 0:
+    print(\"no cgroup2\", ctypes.get_errno())
+else:
+    try:
+        os.close(os.open(\"/dev/shm/cgroup.subtree_control\", os.O_WRONLY))
+        print(\"writable cgroup.subtree_control\")
+    except OSError as e:
+        print(\"denied cgroup\", e.errno)
+"'
+
+# The kernel-state attack's results, whichever sandbox root got: the one
+# as an unprivileged uid (EACCES on what root owns) or the kernel-uid-0
+# one of contain mode (EROFS on the read-only /proc, masked files read
+# empty, no nested user namespace).
+kernel_closed() {
+	[ "$status" -eq 0 ]
+	# the attack ran, and got nowhere
+	grep -qE '^denied /proc/sys/kernel/core_pattern (13|30)$' <<<"$output"
+	[ "$(grep -c '^denied /proc' <<<"$output")" -ge 6 ]
+	lacks '^writable '
+	for f in slabinfo timer_list; do
+		grep -qE "^(read /proc/$f 0|unread /proc/$f 13)$" <<<"$output"
+	done
+	# root's keyrings (_uid.0, _uid_ses.0) are not listed
+	grep -qx 'user keyrings 0' <<<"$output"
+	grep -qE '^firmware 0$' <<<"$output"
+	grep -qE '^(no nested userns|no cgroup2|denied cgroup) ' <<<"$output"
+}
+
+@test "root agent: /proc/sys, sysrq-trigger, irq and the rest of the kernel's state are not writable, root-only files not readable, no writable nested cgroup2 (control: writable without the sandbox)" {
+	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
+	run open_root "$ROOT_KERNEL"
+	grep -qx 'writable /proc/sys/kernel/core_pattern' <<<"$output"
+	grep -qx 'writable /proc/sys/vm/drop_caches' <<<"$output"
+	grep -q '^read /proc/slabinfo [1-9]' <<<"$output"
+	lacks -x 'user keyrings 0'
+	run sbx_root "$ROOT_KERNEL"
+	[ "$status" -eq 0 ]
+	kernel_closed
+}
+
+@test "root agent under --contain (root is 65533 inside, kernel uid 0): the same /proc and cgroup2 attacks fail (control: writable without the sandbox)" {
+	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
+	run open_root "$ROOT_KERNEL"
+	grep -qx 'writable /proc/sys/kernel/core_pattern' <<<"$output"
+	run sbx_root --contain "id -u; $ROOT_KERNEL"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 65533 ]
+	kernel_closed
+	# kernel uid 0: the read-only covers, the masks, no nested namespace
+	grep -qx 'denied /proc/sys/kernel/core_pattern 30' <<<"$output"
+	grep -qx 'read /proc/slabinfo 0' <<<"$output"
+	grep -q '^no nested userns ' <<<"$output"
+}
+
+@test "root agent: its shells run as a kernel uid that owns nothing, yet the workspace, root's 0700 home and the session's /tmp work as root's (control: root reads /etc/shadow)" {
+	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
+	mkdir -p "$R/rhome"
+	echo 'root note' >"$R/rhome/.note"
+	chmod 600 "$R/rhome/.note"
+	look='cat /proc/self/uid_map; head -c 5 /etc/shadow >/dev/null 2>&1 && echo read-shadow
+cat ~/.note; echo made >made; echo t >/tmp/t && cat /tmp/t; echo l >~/.layered && cat ~/.layered
+ls -n made | cut -d" " -f3'
+	run open_root "$look"
+	grep -qx read-shadow <<<"$output"
+	rm "$R/rhome/.layered" "$R/rws/made"
+	run sbx_root "$look"
+	[ "$status" -eq 0 ]
+	# inside, root; outside, ES_SBX_ROOT_KUID
+	[ "$(echo ${lines[0]})" = "0 65532 1" ]
+	lacks -x read-shadow
+	[ "${lines[1]}" = "root note" ]
+	[ "${lines[2]}" = t ]
+	[ "${lines[3]}" = l ]
+	# what it made is root's on the disk, as an unconfined root's would be
+	[ "${lines[4]}" = 0 ]
+	[ "$(stat -c %u "$R/rws/made")" = 0 ]
+	# the home's layer took the write, the real home did not
+	[ ! -e "$R/rhome/.layered" ]
+}
+
+@test "root agent whose workspace cannot be idmapped (ramfs) gets the kernel-uid-0 sandbox, closed all the same" {
+	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
+	mkdir -p "$R/rws"
+	mount -t ramfs envshim-esc "$R/rws"
+	RAMFS=$R/rws
+	run sbx_root "cat /proc/self/uid_map; echo made >made && echo ws-ok; $ROOT_KERNEL"
+	[ "$status" -eq 0 ]
+	[ "$(echo ${lines[0]})" = "0 0 1" ]
+	[ "${lines[1]}" = ws-ok ]
+	kernel_closed
+	grep -qx 'denied /proc/sys/kernel/core_pattern 30' <<<"$output"
+}
+
+@test "root agent with its kept home layer in a state directory closed to others gets the kernel-uid-0 sandbox, and runs" {
+	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
+	mkdir -p "$R/rstate"
+	chmod 700 "$R/rstate"
+	# (the log elsewhere: only the layer is behind the closed directory)
+	printf 'home-layer workspace\nlog %s\n' "$R/rlog.jsonl" >"$R/rpolicy"
+	chmod 644 "$R/rpolicy"
+	RENV=(XDG_STATE_HOME="$R/rstate")
+	RPOLICY=$R/rpolicy run sbx_root "cat /proc/self/uid_map; echo l >~/.layered && cat ~/.layered; $ROOT_KERNEL"
+	RENV=()
+	[ "$status" -eq 0 ]
+	[ "$(echo ${lines[0]})" = "0 0 1" ]
+	[ "${lines[1]}" = l ]
+	kernel_closed
+}
+
+@test "root agent: its shell cannot leave a setuid or setgid file of root's in the workspace, by chmod, open, mknod or cp -p (control: it can without the sandbox)" {
+	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
+	plant='cp /bin/sh s1; chmod 4755 s1; chmod g+s s1
+python3 -c "import os; os.close(os.open(\"s2\", os.O_CREAT | os.O_WRONLY, 0o4755))"
+python3 -c "import os; os.mknod(\"s3\", 0o102755)"
+install -m 4755 /bin/sh s4; cp -p /usr/bin/passwd s5 2>/dev/null
+find . -maxdepth 1 -perm /6000 -name "s*" | sort | tr "\n" " "; echo'
+	run open_root "$plant"
+	[[ "$output" == *./s1*./s2*./s3*./s4* ]]
+	rm -f "$R"/rws/s[1-5]
+	run sbx_root "$plant"
+	[ "$status" -eq 0 ]
+	grep -q "s1': Operation not permitted" <<<"$output"
+	lacks '\./s[1-5]'
+	[ -e "$R/rws/s1" ]
+	[ -z "$(find "$R/rws" -perm /6000)" ]
+	run sbx_root --contain "$plant"
+	[ "$status" -eq 0 ]
+	[ -z "$(find "$R/rws" -perm /6000)" ]
+}
+
+# Opens each device node for writing, closes it unwritten.
+OPEN_DEV='python3 -c "
+import os, sys
+for f in sys.argv[1:]:
+    try:
+        os.close(os.open(f, os.O_WRONLY)); print(\"opened\", os.path.basename(f))
+    except OSError as e:
+        print(\"refused\", os.path.basename(f), e.errno)
+"'
+
+# dev_case NAME CONTROL SANDBOXED: a device node of the runner's, NAME in
+# the workspace, opens under CONTROL and not under SANDBOXED, where the
+# sandbox's own /dev/null still does.
+dev_case() {
+	run "$2" "$OPEN_DEV $1"
+	grep -qx "opened ${1##*/}" <<<"$output"
+	run "$3" "$OPEN_DEV $1 /dev/null"
+	[ "$status" -eq 0 ]
+	grep -qx "refused ${1##*/} 13" <<<"$output"
+	grep -qx 'opened null' <<<"$output"
+}
+
+@test "device nodes on the host's file systems do not open inside, for the user or root (control: they do without the sandbox)" {
+	# /dev/null's numbers under another name: what a chroot's /dev/sda
+	# or a stray copy of /dev/kvm would be, owned by whoever runs
+	mknod "$R/ws/mine" c 1 3
+	[ "$(id -u)" = 0 ] && chown 65534:65534 "$R/ws/mine"
+	chmod 600 "$R/ws/mine"
+	dev_case "$R/ws/mine" open_agent sbx_agent
+	[ "$(id -u)" = 0 ] || return 0
+	mkdir -p "$R/rws"
+	mknod "$R/rws/disk" c 1 3
+	chmod 600 "$R/rws/disk"
+	dev_case "$R/rws/disk" open_root sbx_root
+}
+
+# run_sockets DIR: under DIR (in /run, as root), listening sockets of
+# root's (root.sock, 0600), the unprivileged user's (mine.sock, 0600), a
+# group's (group.sock, root:4242 0660), everyone's (world.sock), each
+# answering with its peer's uid (what a daemon that authorizes by
+# SO_PEERCRED goes by), and a FIFO of root's; the listener's pid in $PIDS.
+run_sockets() {
+	mkdir -p "$1"
+	python3 -c '
+import os, socket, struct, sys, time
+d = sys.argv[1]
+def listen(name, uid, gid, mode):
+    s = socket.socket(socket.AF_UNIX); s.bind(d + "/" + name); s.listen(8)
+    os.chown(d + "/" + name, uid, gid); os.chmod(d + "/" + name, mode)
+    return s
+socks = [listen("root.sock", 0, 0, 0o600), listen("mine.sock", 65534, 65534, 0o600),
+         listen("group.sock", 0, 4242, 0o660), listen("world.sock", 0, 0, 0o777)]
+os.mkfifo(d + "/fifo", 0o600)
+open(d + "/ready", "w").close()
+while True:
+    for s in socks:
+        s.setblocking(False)
+        try:
+            c, _ = s.accept()
+            uid = struct.unpack("3i", c.getsockopt(socket.SOL_SOCKET,
+                socket.SO_PEERCRED, 12))[1]
+            c.sendall(b"hello uid=%d\n" % uid); c.close()
+        except BlockingIOError:
+            pass
+    time.sleep(0.02)' "$1" </dev/null >/dev/null 2>&1 3>&- &
+	PIDS="$PIDS $!"
+	for _ in $(seq 50); do [ -e "$1/ready" ] && break; sleep 0.1; done
+}
+
+# Connects to each socket of run_sockets and opens its FIFO for writing.
+CONNECT_RUN='python3 -c "
+import os, socket, sys
+d = sys.argv[1]
+for n in (\"root.sock\", \"mine.sock\", \"group.sock\", \"world.sock\"):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(d + \"/\" + n); print(n, s.recv(32).decode().strip())
+    except OSError as e:
+        print(n, \"blocked\", e.errno)
+try:
+    os.close(os.open(d + \"/fifo\", os.O_WRONLY | os.O_NONBLOCK)); print(\"fifo opened\")
+except OSError as e:
+    print(\"fifo\", e.errno)
+"'
+
+@test "sockets and FIFOs under /run: none answers a root agent's shell as uid 0; a user reaches only everyone's (control: all reachable without the sandbox)" {
+	[ "$(id -u)" = 0 ] || skip "a daemon's sockets in /run are root's to make"
+	RUNDIR=/run/envshim-esc.$$
+	run_sockets "$RUNDIR"
+	# root: every socket answers, as uid 0, whatever its mode
+	run open_root "$CONNECT_RUN $RUNDIR"
+	[ "$(grep -c ' hello uid=0$' <<<"$output")" -eq 4 ]
+	grep -qx 'fifo 6' <<<"$output"	# ENXIO: no reader, but it opened
+	# as an unprivileged uid root's are closed to it and everyone's
+	# sees that uid; as kernel uid 0 (contain mode) every one is hidden
+	run sbx_root "$CONNECT_RUN $RUNDIR"
+	[ "$status" -eq 0 ]
+	lacks 'uid=0$'
+	[ "$(grep -c -e ' blocked ' -e ' hello ' <<<"$output")" -eq 4 ]
+	grep -qE '^fifo (13|30)$' <<<"$output"
+	run sbx_root --contain "$CONNECT_RUN $RUNDIR"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' blocked 111$' <<<"$output")" -eq 4 ]
+	grep -qx 'fifo 30' <<<"$output"
+	# the user, in the socket's group: its own and the group's are
+	# capabilities, everyone's (a local database's) is not
+	ingroup() {
+		setpriv --reuid=65534 --regid=65534 --groups=4242 env -i HOME="$R/home" \
+			PATH=/usr/bin:/bin XDG_STATE_HOME="$R/state" LD_PRELOAD="$SHIM" \
+			/usr/bin/python3 -c 'import subprocess, sys; subprocess.run(["bash", "-c", sys.argv[1]])' "$1"
+	}
+	run setpriv --reuid=65534 --regid=65534 --groups=4242 bash -c "$CONNECT_RUN $RUNDIR"
+	grep -qx 'mine.sock hello uid=65534' <<<"$output"
+	grep -qx 'group.sock hello uid=65534' <<<"$output"
+	run ingroup "cd $R/ws; $CONNECT_RUN $RUNDIR"
+	[ "$status" -eq 0 ]
+	grep -qx 'mine.sock blocked 111' <<<"$output"
+	grep -qx 'group.sock blocked 111' <<<"$output"
+	grep -qx 'world.sock hello uid=65534' <<<"$output"
+}
+
+@test "keyrings: a sandboxed command can neither read the agent user's keyring by serial nor plant a key in it (control: a plain child can)" {
+	cat >"$R/ws/ukeys.py" <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+kid, ring = int(sys.argv[1]), int(sys.argv[2])
+buf = ctypes.create_string_buffer(64)
+n = libc.syscall(250, 11, kid, buf, 64)            # KEYCTL_READ by serial
+print("read", buf.value.decode(errors="replace") if n > 0 else os.strerror(ctypes.get_errno()))
+k = libc.syscall(248, b"user", b"planted", b"x", 1, ring)   # add_key into @u
+print("plant", "ok" if k > 0 else os.strerror(ctypes.get_errno()))
+PY
+	chmod 644 "$R/ws/ukeys.py"
+	# The agent keeps a credential in its user keyring, readable by its
+	# uid (as Kerberos' KEYRING cache does), and hands the serials on.
+	probe() {
+		env -i HOME="$1" PATH=/usr/bin:/bin XDG_STATE_HOME="$2" LD_PRELOAD="$SHIM" python3 -c '
+import ctypes, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+ring = libc.syscall(250, 0, -4, 1)                  # KEYCTL_GET_KEYRING_ID @u
+k = libc.syscall(248, b"user", b"envshim-esc-u", b"hunter2key", 10, ring)
+libc.syscall(250, 5, k, 0x3f3f0000)                 # KEYCTL_SETPERM: the uid may read
+args = "%d %d" % (k, ring)
+subprocess.run(["bash", "-c", "echo -n \"shell: \"; python3 ukeys.py " + args])
+subprocess.run(["/usr/bin/python3", "ukeys.py"] + args.split())
+p = libc.syscall(250, 10, ring, b"user", b"planted", 0)
+print("agent finds a planted key:", p > 0)
+for x in (k, p):
+    if x > 0:
+        libc.syscall(250, 21, x)                    # KEYCTL_INVALIDATE
+'
+	}
+	run as_nobody bash -c "$(declare -f probe); SHIM=$SHIM; probe $R/home $R/state"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "shell: read Function not implemented" ]
+	[ "${lines[1]}" = "plant Function not implemented" ]
+	[ "${lines[2]}" = "read hunter2key" ]
+	[ "${lines[3]}" = "plant ok" ]
+	[ "$(id -u)" = 0 ] || return 0
+	mkdir -p "$R/rhome" "$R/rws"
+	cp "$R/ws/ukeys.py" "$R/rws/"
+	run bash -c "cd $R/rws; $(declare -f probe); SHIM=$SHIM; probe $R/rhome $R/rstate"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "shell: read Function not implemented" ]
+	[ "${lines[1]}" = "plant Function not implemented" ]
+	[ "${lines[2]}" = "read hunter2key" ]
+}
+
+@test "the agent's ssh agent (SSH_AUTH_SOCK dropped) is unreachable from shells wherever its socket is; keep SSH_AUTH_SOCK opts it in, from the hidden runtime dir too (control: a plain child uses it)" {
+	# a real ssh-agent of the user's, its socket where the shells can
+	# see the directory (not the runtime dir, not /tmp), and a second
+	# one in the runtime dir, which is hidden as a whole
+	mkdir -p "$R/ws/.agent"
+	[ "$(id -u)" = 0 ] && chown 65534:65534 "$R/ws/.agent"
+	as_nobody ssh-agent -a "$R/ws/.agent/ssh.sock" >"$R/a1"
+	as_nobody ssh-agent -a "$R/run/ssh.sock" >"$R/a2"
+	PIDS="$(sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p' "$R/a1" "$R/a2" | tr '\n' ' ')"
+	use='for s in "$R/ws/.agent/ssh.sock" "$R/run/ssh.sock"; do SSH_AUTH_SOCK=$s ssh-add -l >/dev/null 2>&1; echo "${s##*/}" $?; done'
+	use=${use//\$R/$R}
+	# control: the agent's own child lists the keys (1: none, but it answered)
+	run as_nobody env SSH_AUTH_SOCK="$R/ws/.agent/ssh.sock" ssh-add -l
+	[ "$status" -eq 1 ]
+	# the agent has SSH_AUTH_SOCK; its shells get neither the variable
+	# nor the socket it names (2: no agent to talk to)
+	run as_nobody env -i HOME="$R/home" PATH=/usr/bin:/bin XDG_STATE_HOME="$R/state" \
+		XDG_RUNTIME_DIR="$R/run" SSH_AUTH_SOCK="$R/ws/.agent/ssh.sock" LD_PRELOAD="$SHIM" \
+		/usr/bin/python3 -c 'import subprocess, sys; subprocess.run(["bash", "-c", sys.argv[1]])' \
+		"$use; echo sock=\$SSH_AUTH_SOCK"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "ssh.sock 2" ]
+	[ "${lines[1]}" = "ssh.sock 2" ]
+	[ "${lines[2]}" = "sock=" ]
+	# opted in: the one the variable names answers, from the runtime dir
+	pol 'keep SSH_AUTH_SOCK'
+	run as_nobody env -i HOME="$R/home" PATH=/usr/bin:/bin XDG_STATE_HOME="$R/state" \
+		XDG_RUNTIME_DIR="$R/run" SSH_AUTH_SOCK="$R/run/ssh.sock" ENVSHIM_POLICY="$POLICY" \
+		LD_PRELOAD="$SHIM" /usr/bin/python3 -c 'import subprocess, sys; subprocess.run(["bash", "-c", sys.argv[1]])' \
+		"$use; echo sock=\$SSH_AUTH_SOCK; ls \$XDG_RUNTIME_DIR"
+	[ "$status" -eq 0 ]
+	# (the workspace's, which no variable names now, is the workspace's)
+	[ "${lines[1]}" = "ssh.sock 1" ]
+	[ "${lines[2]}" = "sock=$R/run/ssh.sock" ]
+	# of the runtime dir, only the kept socket shows
+	[ "${lines[3]}" = "ssh.sock" ]
+	[ "${#lines[@]}" -eq 4 ]
+	[ "$(id -u)" = 0 ] || return 0
+	# root's agent, the same way
+	mkdir -p "$R/rws/.agent"
+	ssh-agent -a "$R/rws/.agent/ssh.sock" >"$R/a3"
+	PIDS="$PIDS $(sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p' "$R/a3")"
+	RENV=(SSH_AUTH_SOCK="$R/rws/.agent/ssh.sock")
+	run sbx_root 'ssh-add -l >/dev/null 2>&1; echo root $?; SSH_AUTH_SOCK=.agent/ssh.sock ssh-add -l >/dev/null 2>&1; echo root $?'
+	RENV=()
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "root 2" ]
+	[ "${lines[1]}" = "root 2" ]
 }

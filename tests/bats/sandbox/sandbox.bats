@@ -226,6 +226,46 @@ except OSError as e:
 	[[ "${lines[1]}" == refused* ]]
 }
 
+@test "--cap: what the capability variables the shim dropped name is hidden, in each form they take" {
+	mkdir -p "$ROOT/caps"
+	echo 'token: kube-secret' >"$ROOT/caps/kubeconfig"
+	echo 'more' >"$ROOT/caps/kube2"
+	[ "$(id -u)" = 0 ] && chown -R 65534 "$ROOT/caps"
+	"${ASUSER[@]}" python3 -c 'import socket,sys,time
+ss=[]
+for p in sys.argv[1:]:
+    s=socket.socket(socket.AF_UNIX); s.bind(p); s.listen(1); ss.append(s)
+time.sleep(60)' "$ROOT/caps/bus" "$ROOT/caps/docker.sock" >/dev/null 2>&1 3>&- &
+	BGPID=$!
+	for _ in $(seq 50); do [ -S "$ROOT/caps/docker.sock" ] && break; sleep 0.1; done
+	probe='import socket,sys
+for p in sys.argv[1:3]:
+    s=socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(p); print("connected")
+    except OSError as e:
+        print("refused", e.errno)
+for p in sys.argv[3:]:
+    print(repr(open(p).read()))'
+	args=("$ROOT/caps/bus" "$ROOT/caps/docker.sock" "$ROOT/caps/kubeconfig" "$ROOT/caps/kube2")
+	run sbx -- python3 -c "$probe" "${args[@]}"
+	[ "${lines[0]}" = connected ]
+	[ "${lines[2]}" = "'token: kube-secret\n'" ]
+	run sbx --cap "DBUS_SESSION_BUS_ADDRESS=unix:path=$ROOT/caps/bus,guid=0123" \
+		--cap "DOCKER_HOST=unix://$ROOT/caps/docker.sock" \
+		--cap "KUBECONFIG=$ROOT/caps/kubeconfig:$ROOT/caps/kube2" \
+		--cap "DOCKER_HOST=tcp://127.0.0.1:2376" \
+		-- python3 -c "$probe" "${args[@]}"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "refused 111" ]
+	[ "${lines[1]}" = "refused 111" ]
+	[ "${lines[2]}" = "''" ]
+	[ "${lines[3]}" = "''" ]
+	# a value can never hide the workspace or the home
+	run sbx --cap "KUBECONFIG=$WS:$H:/" -- sh -c 'echo x >f && ls ~ >/dev/null && echo fine'
+	[ "$output" = fine ]
+}
+
 @test ".git/hooks and .git/config are read-only and cannot be moved away" {
 	git init -q "$WS"
 	[ "$(id -u)" = 0 ] && chown -R 65534:65534 "$WS"
