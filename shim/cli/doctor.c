@@ -405,8 +405,9 @@ map_self(const char *file, unsigned long id)
 /*
  * What a session's sandbox mounts, tried in a child: a user and mount
  * namespace with an overlay (userxattr, volatile) whose upper layer is
- * in directory in, as the home's layer is: /tmp for a session's, the
- * state directory for a kept one (NFS there refuses it).  0, or -1 with
+ * in directory in, as the home's layer is: the sessions' base for a
+ * session's, the state directory for a kept one (NFS there refuses it;
+ * a tmpfs without user xattrs, before Linux 6.6, too).  0, or -1 with
  * why.
  */
 static int
@@ -477,13 +478,24 @@ home_layer_probe(const char *in, char *why, size_t len)
 static void
 check_session(struct doc *d, const struct es_policy *p)
 {
-	char	why[ES_PATH_MAX + 256], dir[ES_PATH_MAX], rh[ES_PATH_MAX];
+	char	why[2 * ES_PATH_MAX + 256], dir[ES_PATH_MAX], rh[ES_PATH_MAX];
+	char	base[ES_PATH_MAX];
 	const char *home = getenv("HOME");
 	struct stat st;
 	size_t	i, n = 0;
 	char	*s;
 	int	kept = p->nlayers > 0 && p->home_layer == ES_LAYER_WORKSPACE;
 	const char *fix = "Linux 5.11 or later with unprivileged overlayfs";
+
+	/* where a run's session goes, made and checked as the run does */
+	if (es_session_base_make(base, sizeof(base), why, sizeof(why),
+	    &fix) != 0) {
+		result(d, 0, "session", why, fix);
+		printf("     without a session each shell gets an empty /tmp "
+		    "and a read-only home\n");
+		return;
+	}
+	fix = "Linux 5.11 or later with unprivileged overlayfs";
 
 	/* a kept layer's directory, made as the sandbox makes it */
 	if (kept && es_layer_dir(home, NULL, dir, sizeof(dir)) != 0)
@@ -495,7 +507,7 @@ check_session(struct doc *d, const struct es_policy *p)
 	}
 	if (kept && mkdir(dir, 0700) == -1 && errno != EEXIST)
 		kept = 0;
-	if (home_layer_probe(kept ? dir : "/tmp", why, sizeof(why)) == 0) {
+	if (home_layer_probe(kept ? dir : base, why, sizeof(why)) == 0) {
 		if (home == NULL || realpath(home, rh) == NULL ||
 		    strpbrk(rh, ",:\\") == NULL) {
 			if (!kept || es_layer_dir(home, NULL, dir,
@@ -505,6 +517,7 @@ check_session(struct doc *d, const struct es_policy *p)
 			result(d, 1, "session", "each agent run gets its own "
 			    "/tmp and a copy-on-write home (overlayfs in a "
 			    "user namespace)", NULL);
+			printf("     sessions in: %s\n", base);
 			printf("     home layer: %s%s\n", kept ? "kept per "
 			    "workspace in " : "", dir);
 			return;
@@ -526,6 +539,7 @@ check_session(struct doc *d, const struct es_policy *p)
 	printf("%s\n     the rest of the home stays read-only, and a cache "
 	    "directory missing in the home cannot be made; fix: %s\n",
 	    n == 0 ? " none exist here" : "", fix);
+	printf("     sessions in: %s\n", base);
 }
 
 static void

@@ -186,10 +186,12 @@ es_cmd_session(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char		 base[64], dir[PATH_MAX], ws[PATH_MAX], here[PATH_MAX];
+	char		 base[PATH_MAX], dir[PATH_MAX + 300], ws[PATH_MAX];
+	char		 here[PATH_MAX];
 	struct dirent	*e;
 	DIR		*d;
 	int		 c, all = 0, discard = 0, n = 0, left = 0, lleft = 0, alive;
+	size_t		 top;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -219,7 +221,7 @@ es_cmd_session(int argc, char **argv)
 		return ES_EXIT_FAIL;
 	}
 	memcpy(here, ws, strlen(ws) + 1);
-	if (es_session_base(base, sizeof(base)) != 0)
+	if (es_session_base(base, sizeof(base), &top) != 0)
 		base[0] = '\0';
 	if ((d = opendir(base)) == NULL) {
 		if ((n = layers(base, here, all, discard, &lleft)) == 0)

@@ -323,11 +323,33 @@ root_install(struct es_shim *s, const char *exe, char *const *argv,
 }
 
 /*
+ * A launch root started inside a sandbox (the helper run directly, as a
+ * tool's own --policy does) is in a session already, whose base is
+ * hidden: it makes none of its own.  Inside means the namespace the
+ * helper named in ENVSHIM_SANDBOX_NS, as the constructor tells it.
+ */
+static int
+in_sandbox(void)
+{
+	const char *v = getenv("ENVSHIM_SANDBOX_NS");
+	struct stat sb;
+	char *end;
+	unsigned long long u;
+
+	if (v == NULL || stat("/proc/self/ns/user", &sb) != 0)
+		return 0;
+	u = strtoull(v, &end, 10);
+	return *end == ':' && u == (unsigned long long)sb.st_ino;
+}
+
+/*
  * One session for the run, when shells go to the sandbox: its tmp/ is
  * the agent's temp directory under every name agents read, so what the
  * agent hands its shells through TMPDIR (Claude Code's cwd file) is where
- * they look.  Without one (no /tmp, a base dir not ours) every sandbox
- * gets a private /tmp of its own, as before: less works, nothing opens.
+ * they look.  Without one every sandbox gets a private /tmp of its own
+ * and a read-only home: less works, nothing opens, and the user is told
+ * why, once, at the start (a shell that cannot write ~/.cache must not be
+ * the first sign).
  */
 static void
 start_session(struct es_shim *s)
@@ -336,12 +358,21 @@ start_session(struct es_shim *s)
 		"TMPDIR", "TMP", "TEMP", "CLAUDE_CODE_TMPDIR"
 	};
 	char dir[ES_PATH_MAX], tmp[ES_PATH_MAX + 8];
-	const char *why;
+	char why[2 * ES_PATH_MAX + 256], line[sizeof(why) + 128];
 	size_t i;
 
 	if (s->pol.sandbox == ES_SANDBOX_OFF || s->pol.mode == ES_MODE_AUDIT ||
-	    es_session_start(dir, sizeof(dir), &why) != 0)
+	    in_sandbox())
 		return;
+	if (es_session_start(dir, sizeof(dir), why, sizeof(why)) != 0) {
+		line[0] = '\0';
+		es_cat(line, sizeof(line), "envshim: no session for this run "
+		    "(each shell gets an empty /tmp and a read-only home): ");
+		es_cat(line, sizeof(line), why);
+		es_cat(line, sizeof(line), "\n");
+		(void)!write(2, line, strlen(line));
+		return;
+	}
 	snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		(void)setenv(names[i], tmp, 1);

@@ -22,6 +22,7 @@
 
 #include "es_hide.h"
 #include "es_load.h"
+#include "es_session.h"
 #include "sbx.h"
 
 extern char **environ;
@@ -510,6 +511,14 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	/* the kept layers: no command sees another workspace's */
 	if (es_layer_dir(home, NULL, lb, sizeof(lb)) == 0)
 		add_hide(pl, xstrdup(lb), 1);
+	/* the sessions' base: no command sees another run's session (its
+	 * own tmp/ is bound back at its path, hide_paths in mount.c) */
+	if (pl->s_dir != NULL) {
+		char *b = xstrdup(pl->s_dir);
+
+		*strrchr(b, '/') = '\0';
+		add_hide(pl, b, 1);
+	}
 	if ((x = getenv("XDG_RUNTIME_DIR")) != NULL)
 		add_hide(pl, (char *)x, 0);
 	snprintf(buf, sizeof(buf), "/run/user/%lu", (unsigned long)pl->uid);
@@ -688,22 +697,19 @@ es_sbx_workdir(struct es_sbx_plan *pl, const char *name)
 /*
  * The agent run's session ($ENVSHIM_SESSION, made by the launch root):
  * its tmp/ and var-tmp/ become /tmp and /var/tmp, shared by every
- * command of the run.  Only a session directory of this user's base
- * (es_session.h) counts; anything else keeps the private /tmp.
+ * command of the run.  Only a session directory of this user's, directly
+ * below a base no other user could have made (es_session_dir_ok, the
+ * rule the launch root's base passed), counts; anything else keeps the
+ * private /tmp.
  */
 void
 es_sbx_plan_session(struct es_sbx_plan *pl, const struct es_policy *p,
     const char *home)
 {
 	const char *d = getenv("ENVSHIM_SESSION");
-	char base[64], buf[ES_PATH_MAX], *t, *v;
-	size_t n;
+	char buf[ES_PATH_MAX], *t, *v;
 
-	n = (size_t)snprintf(base, sizeof(base), "/tmp/envshim-%lu/",
-	    (unsigned long)pl->uid);
-	if (d == NULL || strncmp(d, base, n) != 0 || d[n] == '\0' ||
-	    d[n] == '.' || strchr(d + n, '/') != NULL ||
-	    strlen(d) + 16 > sizeof(buf) || !own_dir(d))
+	if (d == NULL || strlen(d) + 16 > sizeof(buf) || !es_session_dir_ok(d))
 		return;
 	snprintf(buf, sizeof(buf), "%s/tmp", d);
 	t = xstrdup(buf);

@@ -96,3 +96,20 @@ nobody_dirs() {
 	fi
 	HOME=$BATS_TEST_TMPDIR/home
 }
+
+# in_private_tmp SCRIPT: SCRIPT (bash, as root, with as_nobody and the
+# exported variables) in a mount namespace of its own whose /tmp is an
+# empty tmpfs but for this test's directory, bound back at its path: what
+# it makes in /tmp (another user's directory there) is never seen by the
+# host or by the tests running beside it.  The tmpfs is built on /mnt
+# and moved: once it covers /tmp, the test's directory is out of reach.
+in_private_tmp() {
+	unshare -m --propagation private bash -c '
+		t=$BATS_TEST_TMPDIR
+		mount -t tmpfs -o mode=1777 tmpfs /mnt || exit
+		if [ "${t#/tmp/}" != "$t" ]; then
+			mkdir -p "/mnt/${t#/tmp/}" &&
+			mount --bind "$t" "/mnt/${t#/tmp/}" || exit
+		fi
+		mount --move /mnt /tmp && eval "$1"' _ "$(declare -f as_nobody); $1"
+}

@@ -150,10 +150,10 @@ teardown() {
 }
 
 @test "without user namespaces --contain refuses in one line, exit 125, and leaves no session" {
-	# uid 0 in the namespace: its sessions would go to /tmp/envshim-0
+	# uid 0 in the namespace: its sessions go below its home
 	run as_nobody unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces &&
 		HOME='"$BATS_TEST_TMPDIR/home"' '"$BIN/envshim"' --contain -- /bin/true;
-		st=$?; ls -A /tmp/envshim-0 2>/dev/null | wc -l; exit $st'
+		st=$?; ls -A '"$BATS_TEST_TMPDIR/home/.local/state/envshim/sessions"' 2>/dev/null | wc -l; exit $st'
 	[ "$status" -eq 125 ]
 	[ "${#lines[@]}" -eq 2 ]
 	grep -q "^envshim: --contain: cannot create a user and mount namespace" <<<"$output"
@@ -197,8 +197,10 @@ teardown() {
 	cd "$BATS_TEST_TMPDIR/ws"
 	local me
 	me=$(id -u)
+	# a state directory of its own: root keeps no session in nobody's
+	mkdir -p "$BATS_TEST_TMPDIR/mystate"
 	run env -i HOME="$BATS_TEST_TMPDIR/home" PATH=/usr/bin:/bin \
-		XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" GITHUB_TOKEN="$GH" \
+		XDG_STATE_HOME="$BATS_TEST_TMPDIR/mystate" GITHUB_TOKEN="$GH" \
 		"$BIN/envshim" --contain --policy "$BATS_TEST_TMPDIR/policy" -- \
 		"$AGENT" run /bin/sh -c 'id -u; echo "tok=${GITHUB_TOKEN:-none}"; readlink /proc/self/ns/user'
 	[ "$status" -eq 0 ]

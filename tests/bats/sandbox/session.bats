@@ -15,7 +15,7 @@ setup() {
 	nobody_dirs
 	WS=$BATS_TEST_TMPDIR/ws
 	cd "$WS"
-	BASE=/tmp/envshim-$(as_nobody id -u)
+	BASE=$BATS_TEST_TMPDIR/state/envshim/sessions
 }
 
 teardown() {
