@@ -15,7 +15,7 @@ setup() {
 }
 
 teardown() {
-	[ -n "${BGPID:-}" ] && kill -9 "$BGPID" 2>/dev/null
+	[ -z "${BGPID:-}" ] || kill_tree "$BGPID"
 	return 0
 }
 
@@ -31,7 +31,7 @@ while not os.path.exists('$WS/go'):
     time.sleep(0.05)
 " &
 	BGPID=$!
-	for _ in $(seq 100); do [ -s "$WS/ready" ] && break; sleep 0.1; done
+	await "$BGPID" test -s "$WS/ready"
 	SESS=$(cat "$WS/ready")
 	[ -n "$SESS" ]
 }
