@@ -4,6 +4,7 @@
 #ifndef ES_CMD_H
 #define ES_CMD_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "es_exec.h"
@@ -53,6 +54,14 @@ void		 es_cmd_program_words(const char *path, char *const *argv,
  * program rule that would let it through, to out (log.c).
  */
 void		 es_cmd_lost_report(const char *path, long long from, FILE *out);
+
+/*
+ * Forks the guard between envshim and the agent (guard.c), which forks
+ * the agent: returns the guard's pid in the caller (-1 when it could not
+ * fork), 0 in the agent, whose signal mask is old again; the guard
+ * itself never returns.  protect: the guard is undumpable too.
+ */
+pid_t		 es_cmd_guard(int protect, const sigset_t *old);
 
 /* Loads the launch root's layers; on error prints "envshim: ..." and NULL. */
 struct es_policy *es_cmd_load(const char *userfile);

@@ -233,21 +233,24 @@ exec_agent(char **cmd, const char *exe, struct es_cmd_hop *hop)
 	return e == ENOENT ? ES_EXIT_NOTFOUND : ES_EXIT_NOEXEC;
 }
 
-static volatile pid_t agent_pid;
+static volatile pid_t guard_pid;
 
 static void
 pass_on(int sig)
 {
-	if (agent_pid > 0)
-		kill(agent_pid, sig);
+	if (guard_pid > 0)
+		kill(guard_pid, sig);
 }
 
 /*
- * The agent runs as this process's child, so that once it has exited -
- * its screen restored - what its launches lost that it had set for them
- * alone (an MCP server's token) is said with the fix (es_cmd_lost_report).
- * This process keeps the user's environment, so it is as undumpable as
- * the agent.  What a terminal sends reaches the agent's process group by
+ * The agent runs below this process, with the guard between them
+ * (guard.c): it ends the agent's whole tree if this process is killed,
+ * and reaps what the tree leaves where pid 1 does not.  Once the agent
+ * has exited - its screen restored - what its launches lost that it had
+ * set for them alone (an MCP server's token) is said with the fix
+ * (es_cmd_lost_report), when records go to a file (log not NULL).  This
+ * process keeps the user's environment, so it is as undumpable as the
+ * agent.  What a terminal sends reaches the agent's process group by
  * itself and is ignored here; other signals are passed on.  Returns the
  * agent's status; one that ended by a signal is ended by it again.
  */
@@ -265,21 +268,19 @@ run_child(char **cmd, const char *exe, struct es_cmd_hop *hop,
 	pid_t		 pid;
 	int		 status;
 
-	if (stat(log, &sb) == 0) {
+	if (log != NULL && stat(log, &sb) == 0) {
 		from = (long long)sb.st_size;
 		ino = sb.st_ino;
 	}
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
-	if ((pid = fork()) == -1) {
+	if ((pid = es_cmd_guard(protect, &old)) == -1) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return exec_agent(cmd, exe, hop);
 	}
-	if (pid == 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		_exit(exec_agent(cmd, exe, hop));
-	}
-	agent_pid = pid;
+	if (pid == 0)
+		_exit(exec_agent(cmd, exe, hop));	/* the agent */
+	guard_pid = pid;
 	if (protect)
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	sigemptyset(&sa.sa_mask);
@@ -292,12 +293,14 @@ run_child(char **cmd, const char *exe, struct es_cmd_hop *hop,
 	while (waitpid(pid, &status, 0) == -1)
 		if (errno != EINTR)
 			return ES_EXIT_FAIL;
-	/* The agent's start moves a full log to .1: then it began anew. */
-	if (stat(log, &sb) != 0 || sb.st_ino != ino || sb.st_size < from)
-		from = 0;
 	/* A closed stderr must not turn the agent's status into SIGPIPE's. */
 	signal(SIGPIPE, SIG_IGN);
-	es_cmd_lost_report(log, from, stderr);
+	if (log != NULL) {
+		/* The agent's start moves a full log to .1: then it began anew. */
+		if (stat(log, &sb) != 0 || sb.st_ino != ino || sb.st_size < from)
+			from = 0;
+		es_cmd_lost_report(log, from, stderr);
+	}
 	if (WIFSIGNALED(status)) {
 		signal(WTERMSIG(status), SIG_DFL);
 		raise(WTERMSIG(status));
@@ -429,9 +432,7 @@ run(int argc, char **argv)
 	    (file != NULL && setenv("ENVSHIM_POLICY", pol, 1) == -1) ||
 	    (audit && setenv("ENVSHIM_MODE", "audit", 1) == -1))
 		goto fail;
-	if (report)
-		return run_child(argv + optind, exe, &hop, log, protect);
-	return exec_agent(argv + optind, exe, &hop);
+	return run_child(argv + optind, exe, &hop, report ? log : NULL, protect);
 fail:
 	fprintf(stderr, "envshim: cannot set the environment: %s\n",
 	    strerror(errno));
