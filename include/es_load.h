@@ -7,13 +7,17 @@
 #ifndef ES_LOAD_H
 #define ES_LOAD_H
 
+#include <sys/types.h>
+
 #include "es_policy.h"
 
 /*
  * The launch root's layers: builtin, SYSCONFDIR/envshim/policy,
  * ${XDG_CONFIG_HOME:-$HOME/.config}/envshim/policy (both optional), then
  * userfile if not NULL (required).  A file that is not regular, is group-
- * or world-writable, or is owned by neither the caller nor root is refused.
+ * or world-writable, or is owned by neither the caller nor root is refused,
+ * as is one a link or directory on the way to it (every directory it is
+ * found through) another user could have changed.
  * Returns 0, or -1 with *err filled.
  */
 int	es_policy_load_root(struct es_policy *, const char *userfile,
@@ -62,6 +66,13 @@ int	es_log_rotate(const char *path);
  * Returns 0, or -1 when there is none.  name must not hold a '/'.
  */
 int	es_path_find(const char *name, const char *path, char *buf, size_t len);
+
+/*
+ * The uid an owner this user namespace does not map reads as (the
+ * overflow uid), or (uid_t)-1 in the first namespace, where every uid is
+ * mapped: a directory of root's reads so inside a user namespace.
+ */
+uid_t	es_unmapped_uid(void);
 
 /* "file:line: what" (or "file: what" for line 0) into buf.  Returns buf. */
 char	*es_parse_err_str(const struct es_parse_err *, char *buf, size_t len);

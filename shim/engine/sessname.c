@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "es_limits.h"
+#include "es_load.h"
 #include "es_session.h"
 
 /*
@@ -58,37 +59,6 @@ es_session_base(char *buf, size_t len, size_t *top)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-/*
- * Inside a user namespace an owner it does not map reads as the overflow
- * uid; the one namespace where every uid is mapped is the first one.
- */
-static uid_t
-unmapped_uid(void)
-{
-	char buf[128];
-	unsigned long a, b, c;
-	ssize_t n;
-	int fd;
-
-	if ((fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC)) == -1)
-		return (uid_t)-1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return (uid_t)-1;
-	buf[n] = '\0';
-	if (sscanf(buf, "%lu %lu %lu", &a, &b, &c) == 3 && a == 0 && b == 0 &&
-	    c == 4294967295UL && strchr(buf, '\n') == buf + n - 1)
-		return (uid_t)-1;	/* the first namespace: none unmapped */
-	if ((fd = open("/proc/sys/kernel/overflowuid", O_RDONLY |
-	    O_CLOEXEC)) == -1)
-		return 65534;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return n > 0 && sscanf(buf, "%lu", &a) == 1 ? (uid_t)a : 65534;
-}
-
 /* One directory on the way to a base: see es_session_safe. */
 static int
 safe_dir(const char *p, uid_t other, struct stat *st, char *why, size_t len)
@@ -117,7 +87,7 @@ es_session_safe(const char *path, char *why, size_t len)
 	char p[ES_PATH_MAX];
 	struct stat st;
 	size_t n = strlen(path), i;
-	uid_t other = unmapped_uid();
+	uid_t other = es_unmapped_uid();
 
 	if (path[0] != '/' || n >= sizeof(p) || strstr(path, "//") != NULL ||
 	    strstr(path, "/./") != NULL || strstr(path, "/../") != NULL ||
