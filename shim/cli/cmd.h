@@ -66,6 +66,12 @@ pid_t		 es_cmd_guard(int protect, const sigset_t *old);
 /* Loads the launch root's layers; on error prints "envshim: ..." and NULL. */
 struct es_policy *es_cmd_load(const char *userfile);
 
+/*
+ * After a usage error getopt has named: where to read more, one line
+ * ("Try 'prog --help' ..."), not the whole usage.  Returns ES_EXIT_FAIL.
+ */
+int		 es_cmd_try(const char *prog);
+
 /* Should stdout get colour: a terminal, and NO_COLOR unset or empty. */
 int		 es_cmd_colour(FILE *);
 

@@ -1003,8 +1003,7 @@ es_cmd_doctor(int argc, char **argv)
 			puts("usage: envshim doctor [--policy FILE]");
 			return 0;
 		default:
-			fputs("usage: envshim doctor [--policy FILE]\n", stderr);
-			return ES_EXIT_FAIL;
+			return es_cmd_try("envshim doctor");
 		}
 	}
 	if (optind < argc) {

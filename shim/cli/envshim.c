@@ -199,6 +199,44 @@ unenterable(const char *file, int depth)
 	return NULL;
 }
 
+/*
+ * Does a shell given these arguments read its commands from its input,
+ * as one a user types into: no -c, no script file.  A shell that runs a
+ * script is a wrapper (a version manager's), and says nothing.
+ */
+static int
+reads_stdin(char **cmd)
+{
+	size_t i;
+
+	for (i = 1; cmd[i] != NULL; i++) {
+		if (strcmp(cmd[i], "--") == 0 || strcmp(cmd[i], "-") == 0)
+			return cmd[i + 1] == NULL;
+		if (strcmp(cmd[i], "--rcfile") == 0 ||
+		    strcmp(cmd[i], "--init-file") == 0 ||
+		    strcmp(cmd[i], "-o") == 0 || strcmp(cmd[i], "+o") == 0 ||
+		    strcmp(cmd[i], "-O") == 0 || strcmp(cmd[i], "+O") == 0) {
+			if (cmd[++i] == NULL)
+				return 1;
+			continue;
+		}
+		if (cmd[i][0] != '-' && cmd[i][0] != '+')
+			return 0;	/* a script file */
+		if (cmd[i][1] != '-' && strchr(cmd[i], 'c') != NULL)
+			return 0;	/* -c, -lc: a command string */
+	}
+	return 1;
+}
+
+/* The last component of a command's name, as a user typed it. */
+static const char *
+base_name(const char *s)
+{
+	const char *b = strrchr(s, '/');
+
+	return b != NULL ? b + 1 : s;
+}
+
 /* Executes what env would for cmd, whose file is exe; returns on failure. */
 static void
 exec_hop(struct es_cmd_hop *hop, const char *exe, char **cmd)
@@ -348,13 +386,13 @@ run(int argc, char **argv)
 			printf("envshim %s\n", ES_VERSION);
 			return 0;
 		default:
-			fputs(usage_text, stderr);
-			return ES_EXIT_FAIL;
+			return es_cmd_try("envshim");
 		}
 	}
 	if (optind == argc) {
-		fputs(usage_text, stderr);
-		return ES_EXIT_FAIL;
+		fprintf(stderr, "envshim: no command to run%s\n",
+		    strcmp(argv[optind - 1], "--") == 0 ? " after --" : "");
+		return es_cmd_try("envshim");
 	}
 	/* Not found: execvp says so (127) before any other check can. */
 	found = es_cmd_resolve(argv[optind], exe, sizeof(exe)) == 0;
@@ -378,6 +416,12 @@ run(int argc, char **argv)
 		return ES_EXIT_FAIL;
 	sandboxed = found && p->sandbox != ES_SANDBOX_OFF &&
 	    p->mode != ES_MODE_AUDIT;
+	if (sandboxed && !contain && es_is_shell(p, exe) &&
+	    reads_stdin(argv + optind))
+		fprintf(stderr, "envshim: %s is the agent: what is typed into "
+		    "it runs outside the sandbox; for a sandboxed shell, start "
+		    "one from it (%s)\n", base_name(argv[optind]),
+		    base_name(argv[optind]));
 	/* Lost secrets are said from the log file, when there is one. */
 	report = found && es_log_file(p, getenv("HOME"), log, sizeof(log)) == 0;
 	protect = p->protect_self;

@@ -1044,8 +1044,7 @@ es_cmd_log(int argc, char **argv)
 			fputs(log_usage, stdout);
 			return 0;
 		default:
-			fputs(log_usage, stderr);
-			return ES_EXIT_FAIL;
+			return es_cmd_try("envshim log");
 		}
 	}
 	if (optind + 1 < argc) {

@@ -205,8 +205,7 @@ es_cmd_session(int argc, char **argv)
 			fputs(SESSION_USAGE, stdout);
 			return 0;
 		default:
-			fputs(SESSION_USAGE, stderr);
-			return ES_EXIT_FAIL;
+			return es_cmd_try("envshim session");
 		}
 	}
 	if (optind < argc) {
