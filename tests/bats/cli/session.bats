@@ -44,6 +44,11 @@ while not os.path.exists('$WS/go'):
 	grep -qx '    ~/.cache/tool/blob  5' <<<"$output"
 	grep -qx '    /tmp/scratch  3' <<<"$output"
 	grep -qx '    8 bytes' <<<"$output"
+	# the shim and the helper live under /tmp here (nobody's copy): the
+	# mount points the sandbox made to bind them back are not the shells'
+	lacks -F "$(basename "$SHIM")"
+	lacks -F "$(basename "$HELPER")"
+	[ "$(grep -c '^    ' <<<"$output")" = 3 ]
 	# another workspace does not list it; --all does
 	mkdir -p "$BATS_TEST_TMPDIR/other"
 	chmod 755 "$BATS_TEST_TMPDIR/other"
