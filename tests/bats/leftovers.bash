@@ -9,13 +9,14 @@
 
 ES_LEFTOVERS_REAPER="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/progs/reaper"
 
-# The /tmp/envshim-* entries of the other user the tests run as (nobody,
-# as_nobody's, when the suite is root), one "NAME OWNER" a line.  Only
-# that uid's: another suite on the machine (make e2e's users) is not this
-# file's doing.
+# The /tmp/envshim-UID entries (where sessions once went: a base another
+# user's run could never use again) of the other user the tests run as
+# (nobody, as_nobody's, when the suite is root), one "NAME OWNER" a line.
+# Only those: another suite on the machine (make e2e's users, a doctor's
+# scratch directory of a moment) is not this file's doing.
 es_foreign_tmp() {
 	[ "$(id -u)" = 0 ] || return 0
-	find /tmp -maxdepth 1 -name 'envshim-*' -user 65534 -printf '%f %u\n' 2>/dev/null | sort
+	find /tmp -maxdepth 1 -name 'envshim-[0-9]*' -user 65534 -printf '%f %u\n' 2>/dev/null | sort
 }
 
 # What /tmp held when the file started: what the file is not to blame for.
