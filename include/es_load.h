@@ -49,10 +49,20 @@ int	es_log_file(const struct es_policy *p, const char *home, char *buf,
 int	es_layer_dir(const char *home, const char *ws, char *buf, size_t len);
 
 /*
- * Creates the log file (and its directories, 0700) if missing, so that the
- * sandbox can bind it writable.  Returns 0, or -1 with errno set.
+ * How much of the log file path (es_log_file under policy p and home) is
+ * never made: the directory of a file the policy names, the home, or the
+ * parent of XDG_STATE_HOME (which may be made, as XDG says).  Missing
+ * directories below it are made (es_log_create); a missing home is not.
  */
-int	es_log_create(const char *path);
+size_t	es_log_top(const struct es_policy *p, const char *home,
+	    const char *path);
+
+/*
+ * Creates the log file (and the directories after its first top bytes,
+ * 0700: es_log_top) if missing, so that the sandbox can bind it writable.
+ * Returns 0, or -1 with errno set.
+ */
+int	es_log_create(const char *path, size_t top);
 
 /*
  * Moves a regular log file of ES_LOG_ROTATE bytes or more to path.1,

@@ -27,6 +27,7 @@
 
 #include "es_hide.h"
 #include "es_load.h"
+#include "es_root.h"
 #include "es_session.h"
 #include "cmd.h"
 #include "es_landlock.h"
@@ -604,13 +605,18 @@ check_system(struct doc *d)
 	result(d, 1, "landlock", msg, NULL);
 }
 
-/* Can the log file be appended to (creating its directory as the shim would)? */
+/*
+ * Can the records be kept, checked as the launch root checks them at the
+ * start of a run (es_log_ready): the log file made if missing and opened
+ * for appending, or syslog's socket connected.  Under `log-required yes`
+ * no agent starts without it.
+ */
 static void
 check_log(struct doc *d, const struct es_policy *p)
 {
 	char		 path[ES_PATH_MAX], msg[ES_PATH_MAX + 64];
+	char		 why[2 * ES_PATH_MAX], fix[ES_PATH_MAX + 64];
 	const char	*h = getenv("HOME");
-	int		 fd;
 
 	if (p->nlayers > 0 && p->log == ES_LOG_OFF) {
 		result(d, 1, "log", "off (policy says log off)", NULL);
@@ -620,25 +626,21 @@ check_log(struct doc *d, const struct es_policy *p)
 		result(d, 1, "log", "stderr", NULL);
 		return;
 	}
-	if (p->nlayers > 0 && p->log == ES_LOG_SYSLOG) {
-		result(d, access("/dev/log", W_OK) == 0, "log", "syslog",
-		    "start a syslog daemon (/dev/log is missing), or set "
-		    "log to a file");
+	if (es_log_ready(p, h, path, sizeof(path), why, sizeof(why), fix,
+	    sizeof(fix)) != 0) {
+		if (p->log_required)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			    " (log-required yes: no agent starts)");
+		else
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			    " (runs go on, unrecorded)");
+		result(d, 0, "log", why, fix);
 		return;
 	}
-	if (es_log_file(p->nlayers > 0 ? p : NULL, h, path, sizeof(path)) != 0) {
-		result(d, 0, "log", "no log file: neither XDG_STATE_HOME nor "
-		    "HOME is set", "set HOME, or a log line in the policy");
-		return;
-	}
-	fd = es_log_create(path);
-	if (fd == -1) {
-		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
-		result(d, 0, "log", msg, "make the directory writable, or "
-		    "choose another with a log line in the policy");
-		return;
-	}
-	snprintf(msg, sizeof(msg), "%s (writable)", path);
+	if (path[0] == '\0')
+		snprintf(msg, sizeof(msg), "syslog (/dev/log listens)");
+	else
+		snprintf(msg, sizeof(msg), "%s (writable)", path);
 	result(d, 1, "log", msg, NULL);
 }
 

@@ -363,7 +363,8 @@ run(int argc, char **argv)
 	char			 ws[PATH_MAX], prog[PATH_MAX];
 	struct es_cmd_hop	 hop;
 	struct es_policy	*p;
-	char			 log[ES_PATH_MAX];
+	char			 log[ES_PATH_MAX], why_log[2 * ES_PATH_MAX];
+	char			 fix_log[ES_PATH_MAX + 64];
 	int			 c, audit = 0, contain = 0, sandboxed, found;
 	int			 report, protect;
 	size_t			 i;
@@ -425,6 +426,15 @@ run(int argc, char **argv)
 	/* Lost secrets are said from the log file, when there is one. */
 	report = found && es_log_file(p, getenv("HOME"), log, sizeof(log)) == 0;
 	protect = p->protect_self;
+	/* Without its records the policy wants no agent started at all. */
+	if (found && p->log_required && es_log_ready(p, getenv("HOME"), log,
+	    sizeof(log), why_log, sizeof(why_log), fix_log,
+	    sizeof(fix_log)) != 0) {
+		fprintf(stderr, "envshim: log-required yes, and the audit log "
+		    "cannot be kept: %s; fix: %s\n", why_log, fix_log);
+		free(p);
+		return ES_EXIT_FAIL;
+	}
 	free(p);
 	/* The shim would refuse every launch of an agent started with it. */
 	mode = getenv("ENVSHIM_MODE");

@@ -8,6 +8,8 @@
  * (control characters are escaped).  It reads exactly the record format,
  * not general JSON: unknown keys are skipped, nesting is bounded.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -1017,6 +1019,7 @@ es_cmd_log(int argc, char **argv)
 	size_t		 cap = 0, n = 0, nrs = 0, bad = 0, i;
 	ssize_t		 len;
 	struct rec	*rs = NULL, *nr, r;
+	struct stat	 st;
 	FILE		*f;
 	int		 c, json = 0;
 	char		 rails[TREE_INDENT + 1] = "";
@@ -1060,10 +1063,14 @@ es_cmd_log(int argc, char **argv)
 		return ES_EXIT_FAIL;
 	if (strcmp(file, "-") == 0)
 		f = stdin;
-	else if ((f = fopen(file, "re")) == NULL) {
+	else if ((f = fopen(file, "re")) == NULL ||
+	    (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (errno = EISDIR) != 0)) {
 		fprintf(stderr, "envshim log: %s: %s%s\n", file,
 		    strerror(errno), errno == ENOENT ?
 		    " (nothing logged yet?)" : "");
+		if (f != NULL)
+			fclose(f);
 		return ES_EXIT_FAIL;
 	}
 	while ((len = getline(&line, &cap, f)) != -1) {
@@ -1094,7 +1101,22 @@ es_cmd_log(int argc, char **argv)
 		rs[n++] = r;
 	}
 	free(line);
+	/* a log that fails mid-way is no log that recorded nothing */
+	if (ferror(f)) {
+		fprintf(stderr, "envshim log: %s: %s\n", file, strerror(errno));
+		fclose(f);
+		for (i = 0; i < n; i++)
+			rec_free(&rs[i]);
+		free(rs);
+		return ES_EXIT_FAIL;
+	}
 	fclose(f);
+	if (sess != NULL && n == 0) {
+		fprintf(stderr, "envshim log: no session %s in %s (envshim "
+		    "session lists them)\n", sess, file);
+		free(rs);
+		return 1;
+	}
 	if (json) {
 		printf("{\"records\":[");
 		for (i = 0; i < n; i++)

@@ -503,19 +503,38 @@ es_log_rotate(const char *path)
 	return rename(path, old) == 0 ? 1 : -1;
 }
 
+size_t
+es_log_top(const struct es_policy *p, const char *home, const char *path)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *s;
+
+	if (p != NULL && p->log == ES_LOG_PATH && p->log_path != NULL) {
+		/* a file the user named: its directory is theirs to make */
+		s = strrchr(path, '/');
+		return s != NULL ? (size_t)(s - path) : 0;
+	}
+	if (xdg != NULL && xdg[0] == '/' && strncmp(path, xdg,
+	    strlen(xdg)) == 0 && (s = strrchr(xdg, '/')) != NULL)
+		return (size_t)(s - xdg);	/* XDG_STATE_HOME may be made */
+	if (home != NULL && home[0] == '/' && strncmp(path, home,
+	    strlen(home)) == 0)
+		return strlen(home);
+	return 0;
+}
+
 int
-es_log_create(const char *path)
+es_log_create(const char *path, size_t top)
 {
 	char dir[ES_PATH_MAX], *s;
 	int fd;
 
-	if (strlen(path) >= sizeof(dir)) {
+	if (strlen(path) >= sizeof(dir) || top > strlen(path)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	memcpy(dir, path, strlen(path) + 1);
 	/* Private: the log names every program the agent ran. */
-	for (s = dir + 1; (s = strchr(s, '/')) != NULL; s++) {
+	for (s = dir + top + 1; (s = strchr(s, '/')) != NULL; s++) {
 		*s = '\0';
 		(void)mkdir(dir, 0700);
 		*s = '/';

@@ -474,7 +474,7 @@ es_sbx_log_path(const struct es_policy *p, const char *home)
 		return NULL;
 	/* one lstat when it exists: no mkdir for each directory above it */
 	if ((lstat(buf, &st) == -1 || !S_ISREG(st.st_mode)) &&
-	    es_log_create(buf) != 0)
+	    es_log_create(buf, es_log_top(p, home, buf)) != 0)
 		return NULL;
 	return xstrdup(buf);
 }

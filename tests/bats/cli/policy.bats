@@ -185,9 +185,10 @@ P
 	[ "${lines[2]}" = "sandbox required	# builtin" ]
 	[ "${lines[6]}" = "home visible	# builtin" ]
 	[ "${lines[7]}" = "home-layer session	# builtin" ]
-	[ "${lines[8]}" = "drop FOO	# $u:2" ]
-	[ "${lines[9]}" = "keep FOO	# $p:3" ]
-	[ "${#lines[@]}" -eq 11 ]
+	[ "${lines[8]}" = "log-required no	# builtin" ]
+	[ "${lines[9]}" = "drop FOO	# $u:2" ]
+	[ "${lines[10]}" = "keep FOO	# $p:3" ]
+	[ "${#lines[@]}" -eq 12 ]
 	# Last match wins: the later keep beats the earlier drop.
 	run -0 "$ENVSHIM" check --policy "$p" --format=tsv -- FOO=1
 	[ "$output" = "$(printf 'keep\tFOO\tpolicy')" ]
@@ -232,8 +233,9 @@ P
 	[ "${lines[5]}" = "protect-self yes	# builtin" ]
 	[ "${lines[6]}" = "home visible	# builtin" ]
 	[ "${lines[7]}" = "home-layer session	# builtin" ]
-	[ "${lines[8]}" = "# and the builtin lists (injection, secret names and shapes, capabilities, hidden files): envshim policy --builtin" ]
-	[ "${#lines[@]}" -eq 9 ]
+	[ "${lines[8]}" = "log-required no	# builtin" ]
+	[ "${lines[9]}" = "# and the builtin lists (injection, secret names and shapes, capabilities, hidden files): envshim policy --builtin" ]
+	[ "${#lines[@]}" -eq 10 ]
 	run -125 "$ENVSHIM" policy extra
 }
 

@@ -132,8 +132,8 @@ while not os.path.exists('$WS/go'):
 	grep -q "\"session\":\"$second\"" <<<"$output"
 	lacks "\"session\":\"$first\""
 	run as_nobody "$ENVSHIM" log --session no-such "$log"
-	[ "$status" -eq 0 ]
-	grep -q "^no launches recorded" <<<"$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "envshim log: no session no-such in $log (envshim session lists them)" ]
 }
 
 @test "a kept home layer (home-layer workspace) is listed with what it holds, and --discard removes it" {
