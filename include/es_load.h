@@ -49,6 +49,23 @@ int	es_log_file(const struct es_policy *p, const char *home, char *buf,
 int	es_layer_dir(const char *home, const char *ws, char *buf, size_t len);
 
 /*
+ * The log file opened for appending (made if missing, 0600, never through
+ * a link), for reading too when that is allowed: es_log_append looks at
+ * its last byte.  Async-signal-safe.  The descriptor, or -1.
+ */
+int	es_log_open(const char *path);
+
+/*
+ * Appends one record (len bytes, its newline included) to the log open
+ * on fd, in one write: after a newline "\n" first when the file's last
+ * byte is not one (a record cut short by a crash or a full disk), so
+ * every record starts a line of its own and none is lost to the one
+ * before (a descriptor without read access is written as it is).
+ * Async-signal-safe.  What write(2) returns.
+ */
+ssize_t	es_log_append(int fd, const char *line, size_t len);
+
+/*
  * How much of the log file path (es_log_file under policy p and home) is
  * never made: the directory of a file the policy names, the home, or the
  * parent of XDG_STATE_HOME (which may be made, as XDG says).  Missing

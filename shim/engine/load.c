@@ -18,6 +18,7 @@
  */
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -501,6 +502,31 @@ es_log_rotate(const char *path)
 		return -1;
 	}
 	return rename(path, old) == 0 ? 1 : -1;
+}
+
+int
+es_log_open(const char *path)
+{
+	int fl = O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, fd;
+
+	/* read too, for es_log_append's look at the last byte */
+	if ((fd = open(path, O_RDWR | fl, 0600)) == -1 && errno == EACCES)
+		fd = open(path, O_WRONLY | fl, 0600);
+	return fd;
+}
+
+ssize_t
+es_log_append(int fd, const char *line, size_t len)
+{
+	struct iovec v[2] = { { (void *)"\n", 1 }, { (void *)line, len } };
+	struct stat st;
+	char last = '\n';
+
+	/* a record cut short before: this one starts a line of its own */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+		return writev(fd, v, 2);
+	return write(fd, line, len);
 }
 
 size_t

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "es_load.h"
 #include "shim.h"
 
 /*
@@ -113,11 +114,9 @@ audit_write(const struct es_shim *s, const char *line, size_t len)
 	default:
 		if (s->log_path[0] == '\0')
 			return;
-		fd = open(s->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-		    O_NOFOLLOW | O_NOCTTY, 0600);
-		if (fd < 0)
+		if ((fd = es_log_open(s->log_path)) < 0)
 			return;
-		(void)!write(fd, line, len);
+		(void)es_log_append(fd, line, len);
 		close(fd);
 	}
 }

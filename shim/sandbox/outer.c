@@ -176,9 +176,8 @@ audit_put(const struct es_policy *p, const char *log, const char *line, long n)
 	else if (p->log == ES_LOG_SYSLOG)
 		syslog(LOG_AUTHPRIV | LOG_WARNING, "envshim: %.*s", (int)n - 1,
 		    line);
-	else if (log != NULL && (fd = open(log, O_WRONLY | O_APPEND | O_CREAT |
-	    O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600)) != -1) {
-		(void)!write(fd, line, (size_t)n);
+	else if (log != NULL && (fd = es_log_open(log)) != -1) {
+		(void)es_log_append(fd, line, (size_t)n);
 		close(fd);
 	}
 }
