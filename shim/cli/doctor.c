@@ -373,19 +373,40 @@ try_contain(char *why, size_t len)
  * reported with its fix but does not fail the doctor.
  */
 static void
-check_contain(struct doc *d)
+check_contain(struct doc *d, int policy_ok)
 {
-	char	why[ES_PATH_MAX + 256];
+	char		 why[ES_PATH_MAX + 256];
+	const char	*fix;
 
+	if (!policy_ok) {
+		/* it reads the same layers: it would fail on them alone */
+		printf("%s--  %s contain mode: not tried: the policy is "
+		    "refused (above)\n", d->colour ? "\033[33m" : "",
+		    d->colour ? "\033[0m" : "");
+		return;
+	}
 	if (try_contain(why, sizeof(why)) == 0) {
 		result(d, 1, "contain mode", "envshim --contain ran a shell, "
 		    "filtered and sandboxed", NULL);
 		return;
 	}
-	printf("%s--  %s contain mode: unavailable: %s\n     fix: needs "
-	    "unprivileged user namespaces and overlayfs (Linux 5.11 or "
-	    "later); only agents the shim cannot enter need it\n",
-	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why);
+	/* the fix for what went wrong, not for what usually does */
+	if (strstr(why, "libenvshim.so") != NULL ||
+	    strstr(why, "not found") != NULL ||
+	    strstr(why, "not installed") != NULL)
+		fix = "make && sudo make install";
+	else if (strstr(why, "overlay") != NULL)
+		fix = "Linux 5.11 or later with unprivileged overlayfs; only "
+		    "agents the shim cannot enter need it";
+	else if (strstr(why, "namespace") != NULL)
+		fix = "needs unprivileged user namespaces (see user namespaces "
+		    "above); only agents the shim cannot enter need it";
+	else
+		fix = "what envshim --contain said above is the cause; only "
+		    "agents the shim cannot enter need contain mode";
+	printf("%s--  %s contain mode: unavailable: %s\n     fix: %s\n",
+	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why,
+	    fix);
 }
 
 /* "ID ID 1" into a /proc map file of this process. */
@@ -543,19 +564,49 @@ check_session(struct doc *d, const struct es_policy *p)
 	printf("     sessions in: %s\n", base);
 }
 
-static void
+/*
+ * What to do about a refused policy: a line to correct, or the file
+ * itself (unreadable, missing, open to others), as the error says.
+ */
+static const char *
+policy_fix(const struct es_parse_err *err, char *buf, size_t len)
+{
+	const char *f = err->file != NULL ? err->file : "the file";
+	const char *w = err->what;
+
+	if (err->line > 0)
+		return "correct that line; envshim-policy(5) lists the keywords";
+	if (strstr(w, "Permission denied") != NULL)
+		snprintf(buf, len, "make it readable (chmod u+r %s)", f);
+	else if (strstr(w, "No such file") != NULL)
+		snprintf(buf, len, "create it, or name another with --policy");
+	else if (strstr(w, "owned by another user") != NULL)
+		snprintf(buf, len, "use a file of yours or root's (cp it, then "
+		    "name the copy)");
+	else if (strstr(w, "(chmod go-w") != NULL) {
+		/* "chmod go-w DIR)": without the parenthesis */
+		snprintf(buf, len, "%s", strstr(w, "(chmod go-w") + 1);
+		if (strchr(buf, ')') != NULL)
+			*strchr(buf, ')') = '\0';
+	} else
+		snprintf(buf, len, "what the line above says: envshim reads "
+		    "no policy it refuses");
+	return buf;
+}
+
+/* Loads and checks the policy layers; 1 when they are valid. */
+static int
 check_policy(struct doc *d, const char *file, struct es_policy *p)
 {
 	struct es_parse_err	err;
-	char			msg[ES_PATH_MAX + 256], *s;
+	char			msg[ES_PATH_MAX + 256], fix[ES_PATH_MAX + 64], *s;
 	size_t			i, n = 0;
 
 	if (es_policy_load_root(p, file, &err) == -1) {
 		es_parse_err_str(&err, msg, sizeof(msg));
-		result(d, 0, "policy", msg, "correct that line; "
-		    "envshim-policy(5) lists the keywords");
+		result(d, 0, "policy", msg, policy_fix(&err, fix, sizeof(fix)));
 		p->nlayers = 0;
-		return;
+		return 0;
 	}
 	n = snprintf(msg, sizeof(msg), "%zu layer%s valid:", p->nlayers,
 	    p->nlayers == 1 ? "" : "s");
@@ -566,6 +617,7 @@ check_policy(struct doc *d, const char *file, struct es_policy *p)
 		if ((unsigned char)*s < 0x20)
 			*s = '?';
 	result(d, 1, "policy", msg, NULL);
+	return 1;
 }
 
 static void
@@ -1020,8 +1072,7 @@ es_cmd_doctor(int argc, char **argv)
 	check_userns(&d, find_file("envshim-sandbox", ES_LIBEXECDIR, helper,
 	    sizeof(helper)) == 0 && access(helper, X_OK) == 0 ? helper : NULL);
 	check_files(&d);
-	check_contain(&d);
-	check_policy(&d, es_cmd_policy_file(file), p);
+	check_contain(&d, check_policy(&d, es_cmd_policy_file(file), p));
 	check_session(&d, p);
 	check_system(&d);
 	check_log(&d, p);

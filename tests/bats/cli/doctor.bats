@@ -239,3 +239,53 @@ reachable() {
 		grep -qx "     home layer: kept per workspace in $XDG_STATE_HOME/envshim/layers" <<<"$output"
 	fi
 }
+
+# nobody_doctor: envshim doctor as nobody (the suite's user when not
+# root), home and workspace its own under $BATS_TEST_TMPDIR/n.
+nobody_doctor() {
+	reachable
+	mkdir -p "$BATS_TEST_TMPDIR/n/home/.config/envshim" "$BATS_TEST_TMPDIR/n/ws"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$BATS_TEST_TMPDIR/n"
+	chmod 755 "$BATS_TEST_TMPDIR/n"
+	cd "$BATS_TEST_TMPDIR/n/ws"
+}
+
+@test "an unreadable policy: doctor says so, with its fix, and does not blame the kernel for contain mode" {
+	nobody_doctor
+	p=$BATS_TEST_TMPDIR/n/home/.config/envshim/policy
+	printf 'drop X\n' >"$p"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$p"
+	chmod 000 "$p"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$BATS_TEST_TMPDIR/n/home" \
+		XDG_CONFIG_HOME= XDG_STATE_HOME= "$COPY/envshim" doctor
+	[ "$status" -eq 1 ]
+	grep -qx "FAIL policy: $p: cannot open: Permission denied" <<<"$output"
+	grep -qx "     fix: make it readable (chmod u+r $p)" <<<"$output"
+	grep -qx -- "--   contain mode: not tried: the policy is refused (above)" <<<"$output"
+	[[ "$output" != *"user namespaces and overlayfs"* ]]
+}
+
+@test "a read-only log file: doctor says the file, not its directory, is to be made writable" {
+	nobody_doctor
+	f=$BATS_TEST_TMPDIR/n/audit.jsonl
+	: >"$f"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$f"
+	chmod 444 "$f"
+	printf 'log %s\n' "$f" >"$BATS_TEST_TMPDIR/n/p"
+	chmod 644 "$BATS_TEST_TMPDIR/n/p"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$BATS_TEST_TMPDIR/n/home" \
+		XDG_CONFIG_HOME= XDG_STATE_HOME= "$COPY/envshim" doctor --policy "$BATS_TEST_TMPDIR/n/p"
+	[ "$status" -eq 1 ]
+	grep -qx "FAIL log: $f is not writable (runs go on, unrecorded)" <<<"$output"
+	grep -qx "     fix: make it writable (chmod u+w $f), or set log to another file" <<<"$output"
+}
+
+@test "contain mode without the shim names the install as the fix, not the kernel" {
+	rm "$COPY/libenvshim.so"
+	mkdir -p "$BATS_TEST_TMPDIR/ws"
+	cd "$BATS_TEST_TMPDIR/ws"
+	run "$COPY/envshim" doctor
+	grep -q "^--   contain mode: unavailable: " <<<"$output"
+	grep -qx "     fix: make && sudo make install" <<<"$output"
+	[[ "$output" != *"user namespaces and overlayfs"* ]]
+}
