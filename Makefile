@@ -189,8 +189,10 @@ clang-build:
 	$(MAKE) --no-print-directory B=$(B)/clang CC=clang $(B)/clang/libenvshim.so \
 	    $(B)/clang/envshim $(B)/clang/envshim-sandbox
 
+# Under the reaper: what a file's tests leave running is re-parented to it,
+# and that file fails (tests/bats/leftovers.bash).
 bats: all $(PROG_BINS) $(B)/progs/go_agent $(YARN)
-	bats --print-output-on-failure -r tests/bats
+	$(B)/progs/reaper bats --print-output-on-failure -r tests/bats
 
 # The command and the helper under ASan+UBSan for sanitize.bats (never the
 # preloaded shim: ASan must be the first library a process loads).

@@ -133,6 +133,9 @@ struct es_policy {
 	/* "home-layer": where the session's copy-on-write home layer lives */
 	unsigned char	 home_layer, home_layer_layer;	/* ES_LAYER_* */
 	unsigned int	 home_layer_line;
+	/* "log-required yes": no agent starts whose records cannot be kept */
+	unsigned char	 log_required, log_required_layer;
+	unsigned int	 log_required_line;
 	size_t		 arena_used;
 	char		 arena[ES_POLICY_ARENA];
 	/* The builtin name index, built with the program (names_ix.c). */

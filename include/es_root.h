@@ -173,6 +173,15 @@ int	 es_agent_install(const char *file, const char *ws, char roots[][ES_PATH_MAX
 int	 es_tree_parse(struct es_shim *, const char *value);
 
 /*
+ * Can the records of a run under policy p be kept: its log file (made
+ * if missing, es_log_create, its path into path; "" for syslog, stderr,
+ * off) opened for appending, or syslog's socket connected.  0, or -1 with
+ * why (the cause) and fix (what to do) in words.
+ */
+int	 es_log_ready(const struct es_policy *p, const char *home, char *path,
+	    size_t len, char *why, size_t wlen, char *fix, size_t flen);
+
+/*
  * The end of the process the session was made for (the launch root, or
  * what it became by an exec in place) removes the session: ctor.c.
  */

@@ -172,8 +172,7 @@ es_cmd_check(int argc, char **argv)
 			fputs(check_usage, stdout);
 			return 0;
 		default:
-			fputs(check_usage, stderr);
-			return ES_EXIT_FAIL;
+			return es_cmd_try("envshim check");
 		}
 	}
 	/* --program: the command's words run up to "--" or the end. */

@@ -4,6 +4,7 @@
 #ifndef ES_CMD_H
 #define ES_CMD_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "es_exec.h"
@@ -54,8 +55,22 @@ void		 es_cmd_program_words(const char *path, char *const *argv,
  */
 void		 es_cmd_lost_report(const char *path, long long from, FILE *out);
 
+/*
+ * Forks the guard between envshim and the agent (guard.c), which forks
+ * the agent: returns the guard's pid in the caller (-1 when it could not
+ * fork), 0 in the agent, whose signal mask is old again; the guard
+ * itself never returns.  protect: the guard is undumpable too.
+ */
+pid_t		 es_cmd_guard(int protect, const sigset_t *old);
+
 /* Loads the launch root's layers; on error prints "envshim: ..." and NULL. */
 struct es_policy *es_cmd_load(const char *userfile);
+
+/*
+ * After a usage error getopt has named: where to read more, one line
+ * ("Try 'prog --help' ..."), not the whole usage.  Returns ES_EXIT_FAIL.
+ */
+int		 es_cmd_try(const char *prog);
 
 /* Should stdout get colour: a terminal, and NO_COLOR unset or empty. */
 int		 es_cmd_colour(FILE *);

@@ -28,6 +28,7 @@
 
 #include "es_hide.h"
 #include "es_load.h"
+#include "es_root.h"
 #include "es_session.h"
 #include "cmd.h"
 #include "es_landlock.h"
@@ -376,19 +377,40 @@ try_contain(char *why, size_t len)
  * reported with its fix but does not fail the doctor.
  */
 static void
-check_contain(struct doc *d)
+check_contain(struct doc *d, int policy_ok)
 {
-	char	why[ES_PATH_MAX + 256];
+	char		 why[ES_PATH_MAX + 256];
+	const char	*fix;
 
+	if (!policy_ok) {
+		/* it reads the same layers: it would fail on them alone */
+		printf("%s--  %s contain mode: not tried: the policy is "
+		    "refused (above)\n", d->colour ? "\033[33m" : "",
+		    d->colour ? "\033[0m" : "");
+		return;
+	}
 	if (try_contain(why, sizeof(why)) == 0) {
 		result(d, 1, "contain mode", "envshim --contain ran a shell, "
 		    "filtered and sandboxed", NULL);
 		return;
 	}
-	printf("%s--  %s contain mode: unavailable: %s\n     fix: needs "
-	    "unprivileged user namespaces and overlayfs (Linux 5.11 or "
-	    "later); only agents the shim cannot enter need it\n",
-	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why);
+	/* the fix for what went wrong, not for what usually does */
+	if (strstr(why, "libenvshim.so") != NULL ||
+	    strstr(why, "not found") != NULL ||
+	    strstr(why, "not installed") != NULL)
+		fix = "make && sudo make install";
+	else if (strstr(why, "overlay") != NULL)
+		fix = "Linux 5.11 or later with unprivileged overlayfs; only "
+		    "agents the shim cannot enter need it";
+	else if (strstr(why, "namespace") != NULL)
+		fix = "needs unprivileged user namespaces (see user namespaces "
+		    "above); only agents the shim cannot enter need it";
+	else
+		fix = "what envshim --contain said above is the cause; only "
+		    "agents the shim cannot enter need contain mode";
+	printf("%s--  %s contain mode: unavailable: %s\n     fix: %s\n",
+	    d->colour ? "\033[33m" : "", d->colour ? "\033[0m" : "", why,
+	    fix);
 }
 
 /* "ID ID 1" into a /proc map file of this process. */
@@ -409,8 +431,9 @@ map_self(const char *file, unsigned long id)
 /*
  * What a session's sandbox mounts, tried in a child: a user and mount
  * namespace with an overlay (userxattr, volatile) whose upper layer is
- * in directory in, as the home's layer is: /tmp for a session's, the
- * state directory for a kept one (NFS there refuses it).  0, or -1 with
+ * in directory in, as the home's layer is: the sessions' base for a
+ * session's, the state directory for a kept one (NFS there refuses it;
+ * a tmpfs without user xattrs, before Linux 6.6, too).  0, or -1 with
  * why.
  */
 static int
@@ -481,13 +504,24 @@ home_layer_probe(const char *in, char *why, size_t len)
 static void
 check_session(struct doc *d, const struct es_policy *p)
 {
-	char	why[ES_PATH_MAX + 256], dir[ES_PATH_MAX], rh[ES_PATH_MAX];
+	char	why[2 * ES_PATH_MAX + 256], dir[ES_PATH_MAX], rh[ES_PATH_MAX];
+	char	base[ES_PATH_MAX];
 	const char *home = getenv("HOME");
 	struct stat st;
 	size_t	i, n = 0;
 	char	*s;
 	int	kept = p->nlayers > 0 && p->home_layer == ES_LAYER_WORKSPACE;
 	const char *fix = "Linux 5.11 or later with unprivileged overlayfs";
+
+	/* where a run's session goes, made and checked as the run does */
+	if (es_session_base_make(base, sizeof(base), why, sizeof(why),
+	    &fix) != 0) {
+		result(d, 0, "session", why, fix);
+		printf("     without a session each shell gets an empty /tmp "
+		    "and a read-only home\n");
+		return;
+	}
+	fix = "Linux 5.11 or later with unprivileged overlayfs";
 
 	/* a kept layer's directory, made as the sandbox makes it */
 	if (kept && es_layer_dir(home, NULL, dir, sizeof(dir)) != 0)
@@ -499,7 +533,7 @@ check_session(struct doc *d, const struct es_policy *p)
 	}
 	if (kept && mkdir(dir, 0700) == -1 && errno != EEXIST)
 		kept = 0;
-	if (home_layer_probe(kept ? dir : "/tmp", why, sizeof(why)) == 0) {
+	if (home_layer_probe(kept ? dir : base, why, sizeof(why)) == 0) {
 		if (home == NULL || realpath(home, rh) == NULL ||
 		    strpbrk(rh, ",:\\") == NULL) {
 			if (!kept || es_layer_dir(home, NULL, dir,
@@ -509,6 +543,7 @@ check_session(struct doc *d, const struct es_policy *p)
 			result(d, 1, "session", "each agent run gets its own "
 			    "/tmp and a copy-on-write home (overlayfs in a "
 			    "user namespace)", NULL);
+			printf("     sessions in: %s\n", base);
 			printf("     home layer: %s%s\n", kept ? "kept per "
 			    "workspace in " : "", dir);
 			return;
@@ -530,21 +565,52 @@ check_session(struct doc *d, const struct es_policy *p)
 	printf("%s\n     the rest of the home stays read-only, and a cache "
 	    "directory missing in the home cannot be made; fix: %s\n",
 	    n == 0 ? " none exist here" : "", fix);
+	printf("     sessions in: %s\n", base);
 }
 
-static void
+/*
+ * What to do about a refused policy: a line to correct, or the file
+ * itself (unreadable, missing, open to others), as the error says.
+ */
+static const char *
+policy_fix(const struct es_parse_err *err, char *buf, size_t len)
+{
+	const char *f = err->file != NULL ? err->file : "the file";
+	const char *w = err->what;
+
+	if (err->line > 0)
+		return "correct that line; envshim-policy(5) lists the keywords";
+	if (strstr(w, "Permission denied") != NULL)
+		snprintf(buf, len, "make it readable (chmod u+r %s)", f);
+	else if (strstr(w, "No such file") != NULL)
+		snprintf(buf, len, "create it, or name another with --policy");
+	else if (strstr(w, "owned by another user") != NULL)
+		snprintf(buf, len, "use a file of yours or root's (cp it, then "
+		    "name the copy)");
+	else if (strstr(w, "(chmod go-w") != NULL) {
+		/* "chmod go-w DIR)": without the parenthesis */
+		snprintf(buf, len, "%s", strstr(w, "(chmod go-w") + 1);
+		if (strchr(buf, ')') != NULL)
+			*strchr(buf, ')') = '\0';
+	} else
+		snprintf(buf, len, "what the line above says: envshim reads "
+		    "no policy it refuses");
+	return buf;
+}
+
+/* Loads and checks the policy layers; 1 when they are valid. */
+static int
 check_policy(struct doc *d, const char *file, struct es_policy *p)
 {
 	struct es_parse_err	err;
-	char			msg[ES_PATH_MAX + 256], *s;
+	char			msg[ES_PATH_MAX + 256], fix[ES_PATH_MAX + 64], *s;
 	size_t			i, n = 0;
 
 	if (es_policy_load_root(p, file, &err) == -1) {
 		es_parse_err_str(&err, msg, sizeof(msg));
-		result(d, 0, "policy", msg, "correct that line; "
-		    "envshim-policy(5) lists the keywords");
+		result(d, 0, "policy", msg, policy_fix(&err, fix, sizeof(fix)));
 		p->nlayers = 0;
-		return;
+		return 0;
 	}
 	n = snprintf(msg, sizeof(msg), "%zu layer%s valid:", p->nlayers,
 	    p->nlayers == 1 ? "" : "s");
@@ -555,6 +621,7 @@ check_policy(struct doc *d, const char *file, struct es_policy *p)
 		if ((unsigned char)*s < 0x20)
 			*s = '?';
 	result(d, 1, "policy", msg, NULL);
+	return 1;
 }
 
 static void
@@ -594,13 +661,18 @@ check_system(struct doc *d)
 	result(d, 1, "landlock", msg, NULL);
 }
 
-/* Can the log file be appended to (creating its directory as the shim would)? */
+/*
+ * Can the records be kept, checked as the launch root checks them at the
+ * start of a run (es_log_ready): the log file made if missing and opened
+ * for appending, or syslog's socket connected.  Under `log-required yes`
+ * no agent starts without it.
+ */
 static void
 check_log(struct doc *d, const struct es_policy *p)
 {
 	char		 path[ES_PATH_MAX], msg[ES_PATH_MAX + 64];
+	char		 why[2 * ES_PATH_MAX], fix[ES_PATH_MAX + 64];
 	const char	*h = getenv("HOME");
-	int		 fd;
 
 	if (p->nlayers > 0 && p->log == ES_LOG_OFF) {
 		result(d, 1, "log", "off (policy says log off)", NULL);
@@ -610,25 +682,21 @@ check_log(struct doc *d, const struct es_policy *p)
 		result(d, 1, "log", "stderr", NULL);
 		return;
 	}
-	if (p->nlayers > 0 && p->log == ES_LOG_SYSLOG) {
-		result(d, access("/dev/log", W_OK) == 0, "log", "syslog",
-		    "start a syslog daemon (/dev/log is missing), or set "
-		    "log to a file");
+	if (es_log_ready(p, h, path, sizeof(path), why, sizeof(why), fix,
+	    sizeof(fix)) != 0) {
+		if (p->log_required)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			    " (log-required yes: no agent starts)");
+		else
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			    " (runs go on, unrecorded)");
+		result(d, 0, "log", why, fix);
 		return;
 	}
-	if (es_log_file(p->nlayers > 0 ? p : NULL, h, path, sizeof(path)) != 0) {
-		result(d, 0, "log", "no log file: neither XDG_STATE_HOME nor "
-		    "HOME is set", "set HOME, or a log line in the policy");
-		return;
-	}
-	fd = es_log_create(path);
-	if (fd == -1) {
-		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
-		result(d, 0, "log", msg, "make the directory writable, or "
-		    "choose another with a log line in the policy");
-		return;
-	}
-	snprintf(msg, sizeof(msg), "%s (writable)", path);
+	if (path[0] == '\0')
+		snprintf(msg, sizeof(msg), "syslog (/dev/log listens)");
+	else
+		snprintf(msg, sizeof(msg), "%s (writable)", path);
 	result(d, 1, "log", msg, NULL);
 }
 
@@ -1071,8 +1139,7 @@ es_cmd_doctor(int argc, char **argv)
 			puts("usage: envshim doctor [--policy FILE]");
 			return 0;
 		default:
-			fputs("usage: envshim doctor [--policy FILE]\n", stderr);
-			return ES_EXIT_FAIL;
+			return es_cmd_try("envshim doctor");
 		}
 	}
 	if (optind < argc) {
@@ -1087,8 +1154,7 @@ es_cmd_doctor(int argc, char **argv)
 	check_userns(&d, find_file("envshim-sandbox", ES_LIBEXECDIR, helper,
 	    sizeof(helper)) == 0 && access(helper, X_OK) == 0 ? helper : NULL);
 	check_files(&d);
-	check_contain(&d);
-	check_policy(&d, es_cmd_policy_file(file), p);
+	check_contain(&d, check_policy(&d, es_cmd_policy_file(file), p));
 	check_session(&d, p);
 	check_system(&d);
 	check_log(&d, p);

@@ -199,6 +199,44 @@ unenterable(const char *file, int depth)
 	return NULL;
 }
 
+/*
+ * Does a shell given these arguments read its commands from its input,
+ * as one a user types into: no -c, no script file.  A shell that runs a
+ * script is a wrapper (a version manager's), and says nothing.
+ */
+static int
+reads_stdin(char **cmd)
+{
+	size_t i;
+
+	for (i = 1; cmd[i] != NULL; i++) {
+		if (strcmp(cmd[i], "--") == 0 || strcmp(cmd[i], "-") == 0)
+			return cmd[i + 1] == NULL;
+		if (strcmp(cmd[i], "--rcfile") == 0 ||
+		    strcmp(cmd[i], "--init-file") == 0 ||
+		    strcmp(cmd[i], "-o") == 0 || strcmp(cmd[i], "+o") == 0 ||
+		    strcmp(cmd[i], "-O") == 0 || strcmp(cmd[i], "+O") == 0) {
+			if (cmd[++i] == NULL)
+				return 1;
+			continue;
+		}
+		if (cmd[i][0] != '-' && cmd[i][0] != '+')
+			return 0;	/* a script file */
+		if (cmd[i][1] != '-' && strchr(cmd[i], 'c') != NULL)
+			return 0;	/* -c, -lc: a command string */
+	}
+	return 1;
+}
+
+/* The last component of a command's name, as a user typed it. */
+static const char *
+base_name(const char *s)
+{
+	const char *b = strrchr(s, '/');
+
+	return b != NULL ? b + 1 : s;
+}
+
 /* Executes what env would for cmd, whose file is exe; returns on failure. */
 static void
 exec_hop(struct es_cmd_hop *hop, const char *exe, char **cmd)
@@ -233,21 +271,24 @@ exec_agent(char **cmd, const char *exe, struct es_cmd_hop *hop)
 	return e == ENOENT ? ES_EXIT_NOTFOUND : ES_EXIT_NOEXEC;
 }
 
-static volatile pid_t agent_pid;
+static volatile pid_t guard_pid;
 
 static void
 pass_on(int sig)
 {
-	if (agent_pid > 0)
-		kill(agent_pid, sig);
+	if (guard_pid > 0)
+		kill(guard_pid, sig);
 }
 
 /*
- * The agent runs as this process's child, so that once it has exited -
- * its screen restored - what its launches lost that it had set for them
- * alone (an MCP server's token) is said with the fix (es_cmd_lost_report).
- * This process keeps the user's environment, so it is as undumpable as
- * the agent.  What a terminal sends reaches the agent's process group by
+ * The agent runs below this process, with the guard between them
+ * (guard.c): it ends the agent's whole tree if this process is killed,
+ * and reaps what the tree leaves where pid 1 does not.  Once the agent
+ * has exited - its screen restored - what its launches lost that it had
+ * set for them alone (an MCP server's token) is said with the fix
+ * (es_cmd_lost_report), when records go to a file (log not NULL).  This
+ * process keeps the user's environment, so it is as undumpable as the
+ * agent.  What a terminal sends reaches the agent's process group by
  * itself and is ignored here; other signals are passed on.  Returns the
  * agent's status; one that ended by a signal is ended by it again.
  */
@@ -265,21 +306,19 @@ run_child(char **cmd, const char *exe, struct es_cmd_hop *hop,
 	pid_t		 pid;
 	int		 status;
 
-	if (stat(log, &sb) == 0) {
+	if (log != NULL && stat(log, &sb) == 0) {
 		from = (long long)sb.st_size;
 		ino = sb.st_ino;
 	}
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
-	if ((pid = fork()) == -1) {
+	if ((pid = es_cmd_guard(protect, &old)) == -1) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return exec_agent(cmd, exe, hop);
 	}
-	if (pid == 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		_exit(exec_agent(cmd, exe, hop));
-	}
-	agent_pid = pid;
+	if (pid == 0)
+		_exit(exec_agent(cmd, exe, hop));	/* the agent */
+	guard_pid = pid;
 	if (protect)
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	sigemptyset(&sa.sa_mask);
@@ -292,12 +331,14 @@ run_child(char **cmd, const char *exe, struct es_cmd_hop *hop,
 	while (waitpid(pid, &status, 0) == -1)
 		if (errno != EINTR)
 			return ES_EXIT_FAIL;
-	/* The agent's start moves a full log to .1: then it began anew. */
-	if (stat(log, &sb) != 0 || sb.st_ino != ino || sb.st_size < from)
-		from = 0;
 	/* A closed stderr must not turn the agent's status into SIGPIPE's. */
 	signal(SIGPIPE, SIG_IGN);
-	es_cmd_lost_report(log, from, stderr);
+	if (log != NULL) {
+		/* The agent's start moves a full log to .1: then it began anew. */
+		if (stat(log, &sb) != 0 || sb.st_ino != ino || sb.st_size < from)
+			from = 0;
+		es_cmd_lost_report(log, from, stderr);
+	}
 	if (WIFSIGNALED(status)) {
 		signal(WTERMSIG(status), SIG_DFL);
 		raise(WTERMSIG(status));
@@ -322,7 +363,8 @@ run(int argc, char **argv)
 	char			 ws[PATH_MAX], prog[PATH_MAX];
 	struct es_cmd_hop	 hop;
 	struct es_policy	*p;
-	char			 log[ES_PATH_MAX];
+	char			 log[ES_PATH_MAX], why_log[2 * ES_PATH_MAX];
+	char			 fix_log[ES_PATH_MAX + 64];
 	int			 c, audit = 0, contain = 0, sandboxed, found;
 	int			 report, protect;
 	size_t			 i;
@@ -345,13 +387,13 @@ run(int argc, char **argv)
 			printf("envshim %s\n", ES_VERSION);
 			return 0;
 		default:
-			fputs(usage_text, stderr);
-			return ES_EXIT_FAIL;
+			return es_cmd_try("envshim");
 		}
 	}
 	if (optind == argc) {
-		fputs(usage_text, stderr);
-		return ES_EXIT_FAIL;
+		fprintf(stderr, "envshim: no command to run%s\n",
+		    strcmp(argv[optind - 1], "--") == 0 ? " after --" : "");
+		return es_cmd_try("envshim");
 	}
 	/* Not found: execvp says so (127) before any other check can. */
 	found = es_cmd_resolve(argv[optind], exe, sizeof(exe)) == 0;
@@ -375,9 +417,24 @@ run(int argc, char **argv)
 		return ES_EXIT_FAIL;
 	sandboxed = found && p->sandbox != ES_SANDBOX_OFF &&
 	    p->mode != ES_MODE_AUDIT;
+	if (sandboxed && !contain && es_is_shell(p, exe) &&
+	    reads_stdin(argv + optind))
+		fprintf(stderr, "envshim: %s is the agent: what is typed into "
+		    "it runs outside the sandbox; for a sandboxed shell, start "
+		    "one from it (%s)\n", base_name(argv[optind]),
+		    base_name(argv[optind]));
 	/* Lost secrets are said from the log file, when there is one. */
 	report = found && es_log_file(p, getenv("HOME"), log, sizeof(log)) == 0;
 	protect = p->protect_self;
+	/* Without its records the policy wants no agent started at all. */
+	if (found && p->log_required && es_log_ready(p, getenv("HOME"), log,
+	    sizeof(log), why_log, sizeof(why_log), fix_log,
+	    sizeof(fix_log)) != 0) {
+		fprintf(stderr, "envshim: log-required yes, and the audit log "
+		    "cannot be kept: %s; fix: %s\n", why_log, fix_log);
+		free(p);
+		return ES_EXIT_FAIL;
+	}
 	free(p);
 	/* The shim would refuse every launch of an agent started with it. */
 	mode = getenv("ENVSHIM_MODE");
@@ -429,9 +486,7 @@ run(int argc, char **argv)
 	    (file != NULL && setenv("ENVSHIM_POLICY", pol, 1) == -1) ||
 	    (audit && setenv("ENVSHIM_MODE", "audit", 1) == -1))
 		goto fail;
-	if (report)
-		return run_child(argv + optind, exe, &hop, log, protect);
-	return exec_agent(argv + optind, exe, &hop);
+	return run_child(argv + optind, exe, &hop, report ? log : NULL, protect);
 fail:
 	fprintf(stderr, "envshim: cannot set the environment: %s\n",
 	    strerror(errno));

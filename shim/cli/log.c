@@ -8,6 +8,8 @@
  * (control characters are escaped).  It reads exactly the record format,
  * not general JSON: unknown keys are skipped, nesting is bounded.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -129,6 +131,43 @@ jstring(struct parser *ps, char *out, size_t cap)
 
 static int	jskip(struct parser *);
 
+/*
+ * A number as JSON writes it, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?,
+ * and nothing strtod takes besides (inf, nan, 0x10, +1, 01): a record
+ * holding one was not written by envshim, and --json must stay JSON.
+ */
+static int
+jnumber(struct parser *ps)
+{
+	const char *p = ps->s;
+
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (*p >= '0' && *p <= '9')
+			p++;
+	else
+		return -1;
+	if (*p == '.') {
+		if (*++p < '0' || *p > '9')
+			return -1;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		if (*++p == '+' || *p == '-')
+			p++;
+		if (*p < '0' || *p > '9')
+			return -1;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	ps->s = p;
+	return 0;
+}
+
 /* Calls fn for each member of an object; fn must consume the value. */
 static int
 jobject(struct parser *ps, int (*fn)(struct parser *, const char *, void *),
@@ -232,11 +271,7 @@ jskip(struct parser *ps)
 		ps->s += 5;
 		return 0;
 	}
-	if (*ps->s == '-' || (*ps->s >= '0' && *ps->s <= '9')) {
-		strtod(ps->s, (char **)&ps->s);
-		return 0;
-	}
-	return -1;
+	return jnumber(ps);
 }
 
 static int
@@ -256,18 +291,114 @@ jbool(struct parser *ps, int *v)
 	return -1;
 }
 
+/* A pid: digits alone, as JSON writes a number (no sign, no 0x). */
 static int
 jlong(struct parser *ps, long *v)
 {
-	char	*e;
+	const char	*start;
+	char		*e;
 
 	ws(ps);
-	errno = 0;
-	*v = strtol(ps->s, &e, 10);
-	if (e == ps->s || errno != 0 || *v < 0)
+	start = ps->s;
+	if (*start < '0' || *start > '9' || jnumber(ps) == -1)
 		return -1;
-	ps->s = e;
+	errno = 0;
+	*v = strtol(start, &e, 10);
+	if (e != ps->s || errno != 0)
+		return -1;
 	return 0;
+}
+
+/* The length of the valid UTF-8 sequence s starts, or 0. */
+static size_t
+utf8_len(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* no overlong form, no surrogate, nothing past U+10FFFF */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* The value of the 4 hex digits at s (rec_parse checked them). */
+static unsigned int
+hex4(const char *s)
+{
+	unsigned int u = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		u = u * 16 + (unsigned int)hexval(s[i]);
+	return u;
+}
+
+/*
+ * A record's line as --json prints it: the JSON it is, but with every
+ * string valid UTF-8 - a byte that starts no sequence, an overlong or cut
+ * one, a lone surrogate escape becomes \ufffd - so the output is JSON
+ * whatever bytes a corrupt or forged line held (envshim writes ASCII).
+ * The line parsed (rec_parse): outside its strings it is JSON already.
+ */
+static void
+put_clean(FILE *f, const char *s)
+{
+	unsigned int u, l;
+	size_t n;
+	int in = 0;
+
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || !in) {
+			in ^= c == '"';
+			putc(c, f);
+		} else if (c == '\\' && s[1] == 'u') {
+			u = hex4(s + 2);
+			if (u >= 0xd800 && u < 0xdc00 && s[6] == '\\' &&
+			    s[7] == 'u' && hexval(s[8]) >= 0 && hexval(s[9]) >= 0 &&
+			    hexval(s[10]) >= 0 && hexval(s[11]) >= 0 &&
+			    (l = hex4(s + 8)) >= 0xdc00 && l < 0xe000) {
+				fwrite(s, 1, 12, f);
+				s += 11;
+			} else {
+				if (u >= 0xd800 && u < 0xe000)
+					fputs("\\ufffd", f);
+				else
+					fwrite(s, 1, 6, f);
+				s += 5;
+			}
+		} else if (c == '\\') {
+			putc(c, f);
+			putc(*++s, f);
+		} else if (c < 0x80)
+			putc(c, f);
+		else if ((n = utf8_len((const unsigned char *)s)) > 0) {
+			fwrite(s, 1, n, f);
+			s += n - 1;
+		} else
+			fputs("\\ufffd", f);
+	}
 }
 
 /* Appends s to the malloc'd list *l, separated by sep. */
@@ -718,39 +849,119 @@ link_tree(struct rec *rs, size_t n)
 	free(last);
 }
 
-/* "2026-11-30T09:00", or 30s / 10m / 2h / 7d ago, as an ISO UTC prefix. */
+/* n digits at p as a number, or -1. */
+static int
+digits(const char *p, int n)
+{
+	int v = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -1;
+		v = v * 10 + (p[i] - '0');
+	}
+	return v;
+}
+
+/*
+ * --since: 30s, 10m, 2h, 7d ago, or a time as records carry it,
+ * YYYY-MM-DD[THH:MM[:SS[.fff]]] in UTC, or with Z or an offset (+02:00,
+ * -0600) after the time: as the ISO UTC prefix records are compared
+ * with.  A field out of its range (2026-13-45, T25:99) or a count whose
+ * time would overflow is no time: -1.
+ */
 static int
 since_time(const char *arg, char *out, size_t len)
 {
-	char		*e;
-	long		 v;
-	time_t		 t;
+	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31,
+	    30, 31 };
+	unsigned long long v, unit;
+	const char	*p = arg, *frac = "";
+	size_t		 nfrac = 0;
+	int		 y, mo, d, h = -1, mi = 0, sec = -1, off = 0, oh, om, leap;
+	time_t		 t, now = time(NULL);
 	struct tm	 tm;
-	const char	*p;
+	char		*e;
 
-	v = strtol(arg, &e, 10);
-	if (e != arg && v >= 0 && e[0] != '\0' && e[1] == '\0' &&
-	    strchr("smhd", e[0]) != NULL) {
-		t = time(NULL) - v * (e[0] == 's' ? 1 : e[0] == 'm' ? 60 :
-		    e[0] == 'h' ? 3600 : 86400);
-		if (gmtime_r(&t, &tm) == NULL ||
-		    strftime(out, len, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+	if (arg[0] >= '0' && arg[0] <= '9' && (e = strpbrk(arg, "smhd")) !=
+	    NULL && e[1] == '\0' && strspn(arg, "0123456789") ==
+	    (size_t)(e - arg)) {
+		errno = 0;
+		v = strtoull(arg, NULL, 10);
+		unit = e[0] == 's' ? 1 : e[0] == 'm' ? 60 : e[0] == 'h' ?
+		    3600 : 86400;
+		/* back past 1970 at most: anything more is no time */
+		if (errno != 0 || now < 0 || v > (unsigned long long)now / unit)
 			return -1;
+		t = now - (time_t)(v * unit);
+		goto put;
+	}
+	if ((y = digits(p, 4)) < 0 || p[4] != '-' ||
+	    (mo = digits(p + 5, 2)) < 1 || mo > 12 || p[7] != '-' ||
+	    (d = digits(p + 8, 2)) < 1)
+		return -1;
+	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	if (d > mdays[mo - 1] + (mo == 2 && leap))
+		return -1;
+	p += 10;
+	if (*p == 'T') {
+		if ((h = digits(p + 1, 2)) < 0 || h > 23 || p[3] != ':' ||
+		    (mi = digits(p + 4, 2)) < 0 || mi > 59)
+			return -1;
+		p += 6;
+		if (*p == ':') {
+			if ((sec = digits(p + 1, 2)) < 0 || sec > 59)
+				return -1;
+			p += 3;
+			if (*p == '.') {
+				frac = ++p;
+				nfrac = strspn(p, "0123456789");
+				if (nfrac == 0 || nfrac > 9)
+					return -1;
+				p += nfrac;
+			}
+		}
+		if (*p == 'Z')
+			p++;
+		else if (*p == '+' || *p == '-') {
+			if ((oh = digits(p + 1, 2)) < 0 || oh > 23)
+				return -1;
+			om = digits(p + (p[3] == ':' ? 4 : 3), 2);
+			if (om < 0 || om > 59)
+				return -1;
+			off = (p[0] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
+			p += p[3] == ':' ? 6 : 5;
+		}
+	}
+	if (*p != '\0')
+		return -1;
+	if (h < 0) {	/* a day: the prefix as it is */
+		snprintf(out, len, "%.10s", arg);
 		return 0;
 	}
-	if (strlen(arg) < 4 || strlen(arg) >= len)
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec < 0 ? 0 : sec;
+	t = timegm(&tm) - off;
+put:
+	if (gmtime_r(&t, &tm) == NULL || strftime(out, len, sec < 0 && h >= 0 ?
+	    "%Y-%m-%dT%H:%M" : "%Y-%m-%dT%H:%M:%S", &tm) == 0)
 		return -1;
-	for (p = arg; *p; p++)
-		if (strchr("0123456789-:T.Z", *p) == NULL)
-			return -1;
-	memcpy(out, arg, strlen(arg) + 1);
+	if (nfrac > 0 && strlen(out) + 1 + nfrac < len)
+		snprintf(out + strlen(out), len - strlen(out), ".%.*s",
+		    (int)nfrac, frac);
 	return 0;
 }
 
 static const char log_usage[] =
 "usage: envshim log [FILE | -] [--policy FILE] [--json] [--since TIME]\n"
 "                   [--session NAME]\n"
-"  TIME: 2026-11-30T09:00 (UTC), or 30s, 10m, 2h, 7d ago\n"
+"  TIME: 2026-11-30T09:00 (UTC, or with Z or an offset: +02:00),\n"
+"        or 30s, 10m, 2h, 7d ago\n"
 "  NAME: a session as envshim session lists it\n";
 
 /*
@@ -1030,10 +1241,11 @@ es_cmd_log(int argc, char **argv)
 	};
 	char		 path[ES_PATH_MAX], since[64] = "";
 	const char	*file = NULL, *polfile = NULL, *sess = NULL;
-	char		*line = NULL;
+	char		*line = NULL, *rec;
 	size_t		 cap = 0, n = 0, nrs = 0, bad = 0, i;
 	ssize_t		 len;
 	struct rec	*rs = NULL, *nr, r;
+	struct stat	 st;
 	FILE		*f;
 	int		 c, json = 0;
 	char		 rails[TREE_INDENT + 1] = "";
@@ -1046,8 +1258,8 @@ es_cmd_log(int argc, char **argv)
 		case 's':
 			if (since_time(optarg, since, sizeof(since)) == -1) {
 				fprintf(stderr, "envshim log: --since takes "
-				    "a UTC time like 2026-11-30T09:00, or 30s,"
-				    " 10m, 2h, 7d\n");
+				    "a time like 2026-11-30T09:00 (UTC, or with "
+				    "an offset: +02:00), or 30s, 10m, 2h, 7d\n");
 				return ES_EXIT_FAIL;
 			}
 			break;
@@ -1061,8 +1273,7 @@ es_cmd_log(int argc, char **argv)
 			fputs(log_usage, stdout);
 			return 0;
 		default:
-			fputs(log_usage, stderr);
-			return ES_EXIT_FAIL;
+			return es_cmd_try("envshim log");
 		}
 	}
 	if (optind + 1 < argc) {
@@ -1078,10 +1289,14 @@ es_cmd_log(int argc, char **argv)
 		return ES_EXIT_FAIL;
 	if (strcmp(file, "-") == 0)
 		f = stdin;
-	else if ((f = fopen(file, "re")) == NULL) {
+	else if ((f = fopen(file, "re")) == NULL ||
+	    (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (errno = EISDIR) != 0)) {
 		fprintf(stderr, "envshim log: %s: %s%s\n", file,
 		    strerror(errno), errno == ENOENT ?
 		    " (nothing logged yet?)" : "");
+		if (f != NULL)
+			fclose(f);
 		return ES_EXIT_FAIL;
 	}
 	while ((len = getline(&line, &cap, f)) != -1) {
@@ -1089,10 +1304,25 @@ es_cmd_log(int argc, char **argv)
 			line[--len] = '\0';
 		if (len == 0)
 			continue;
-		if ((size_t)len != strlen(line) || len > ES_LOG_LINE ||
-		    rec_parse(line, &r) == -1) {
+		if ((size_t)len != strlen(line)) {
 			bad++;
 			continue;
+		}
+		rec = line;
+		if (len > ES_LOG_LINE || rec_parse(line, &r) == -1) {
+			/*
+			 * A record cut short (a crash mid-write, a full disk)
+			 * with the next one written after it on its line: that
+			 * one is read, the cut one counted.
+			 */
+			bad++;
+			for (rec = line + 1; (rec = strstr(rec, "{\"time\":\""))
+			    != NULL; rec++)
+				if (strlen(rec) <= ES_LOG_LINE &&
+				    rec_parse(rec, &r) == 0)
+					break;
+			if (rec == NULL)
+				continue;
 		}
 		/* one agent run: its launches and what ran inside its sandboxes */
 		if ((since[0] && strcmp(r.time, since) < 0) ||
@@ -1108,16 +1338,35 @@ es_cmd_log(int argc, char **argv)
 			}
 			rs = nr;
 		}
-		r.raw = json ? strdup(line) : NULL;
+		r.raw = json ? strdup(rec) : NULL;
 		rs[n++] = r;
 	}
 	free(line);
+	/* a log that fails mid-way is no log that recorded nothing */
+	if (ferror(f)) {
+		fprintf(stderr, "envshim log: %s: %s\n", file, strerror(errno));
+		fclose(f);
+		for (i = 0; i < n; i++)
+			rec_free(&rs[i]);
+		free(rs);
+		return ES_EXIT_FAIL;
+	}
 	fclose(f);
+	if (sess != NULL && n == 0) {
+		fprintf(stderr, "envshim log: no session %s in %s (envshim "
+		    "session lists them)\n", sess, file);
+		free(rs);
+		return 1;
+	}
 	if (json) {
 		printf("{\"records\":[");
-		for (i = 0; i < n; i++)
-			printf("%s%s", i ? ",\n" : "\n",
-			    rs[i].raw != NULL ? rs[i].raw : "null");
+		for (i = 0; i < n; i++) {
+			fputs(i ? ",\n" : "\n", stdout);
+			if (rs[i].raw != NULL)
+				put_clean(stdout, rs[i].raw);
+			else
+				fputs("null", stdout);
+		}
 		printf("],\n");
 	} else {
 		hid_merge(rs, &n);

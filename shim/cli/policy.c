@@ -43,8 +43,7 @@ es_cmd_policy(int argc, char **argv)
 			fputs(policy_usage, stdout);
 			return 0;
 		default:
-			fputs(policy_usage, stderr);
-			return ES_EXIT_FAIL;
+			return es_cmd_try("envshim policy");
 		}
 	}
 	if (optind < argc) {

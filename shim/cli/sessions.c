@@ -41,9 +41,29 @@ workspace_of(const char *dir, char *buf, size_t len)
 }
 
 /*
+ * Is the empty file rel (below /tmp or /var/tmp: prefix) a mount point
+ * the sandbox made to bind a host file back at its path (the shim, the
+ * helper, a command that lives under /tmp), not a file a shell wrote?
+ * Then the host has a file there that is not empty.
+ */
+static int
+stand_in(const char *prefix, const char *rel, const struct stat *st)
+{
+	char	 host[PATH_MAX + 16];
+	struct stat h;
+
+	if (prefix[0] != '/' || !S_ISREG(st->st_mode) || st->st_size != 0 ||
+	    (size_t)snprintf(host, sizeof(host), "%s%s", prefix, rel) >=
+	    sizeof(host))
+		return 0;
+	return stat(host, &h) == 0 && S_ISREG(h.st_mode) && h.st_size > 0 &&
+	    (h.st_dev != st->st_dev || h.st_ino != st->st_ino);
+}
+
+/*
  * Every file below dfd (which it closes), as "  PREFIX/path  SIZE"; a
  * character device 0:0 is overlay's mark of a deletion.  The total size
- * is added to *total.
+ * is added to *total.  The sandbox's own mount points are left out.
  */
 static void
 walk(int dfd, const char *prefix, char *rel, size_t rlen, long long *total)
@@ -72,7 +92,7 @@ walk(int dfd, const char *prefix, char *rel, size_t rlen, long long *total)
 			if ((fd = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY |
 			    O_NOFOLLOW | O_CLOEXEC)) != -1)
 				walk(fd, prefix, rel, rlen, total);
-		} else {
+		} else if (!stand_in(prefix, rel, &st)) {
 			printf("    %s", prefix);
 			es_cmd_putname(stdout, rel, strlen(rel));
 			if (S_ISCHR(st.st_mode) && st.st_rdev == 0)
@@ -186,10 +206,12 @@ es_cmd_session(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char		 base[64], dir[PATH_MAX], ws[PATH_MAX], here[PATH_MAX];
+	char		 base[PATH_MAX], dir[PATH_MAX + 300], ws[PATH_MAX];
+	char		 here[PATH_MAX];
 	struct dirent	*e;
 	DIR		*d;
 	int		 c, all = 0, discard = 0, n = 0, left = 0, lleft = 0, alive;
+	size_t		 top;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -203,8 +225,7 @@ es_cmd_session(int argc, char **argv)
 			fputs(SESSION_USAGE, stdout);
 			return 0;
 		default:
-			fputs(SESSION_USAGE, stderr);
-			return ES_EXIT_FAIL;
+			return es_cmd_try("envshim session");
 		}
 	}
 	if (optind < argc) {
@@ -219,7 +240,7 @@ es_cmd_session(int argc, char **argv)
 		return ES_EXIT_FAIL;
 	}
 	memcpy(here, ws, strlen(ws) + 1);
-	if (es_session_base(base, sizeof(base)) != 0)
+	if (es_session_base(base, sizeof(base), &top) != 0)
 		base[0] = '\0';
 	if ((d = opendir(base)) == NULL) {
 		if ((n = layers(base, here, all, discard, &lleft)) == 0)

@@ -46,6 +46,13 @@ es_cmd_load(const char *userfile)
 }
 
 int
+es_cmd_try(const char *prog)
+{
+	fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+	return ES_EXIT_FAIL;
+}
+
+int
 es_cmd_colour(FILE *f)
 {
 	const char	*nc = getenv("NO_COLOR"), *t = getenv("TERM");

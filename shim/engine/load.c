@@ -1,17 +1,24 @@
 /*
  * load.c - policy layers from disk and from text.
  *
- * A policy file MUST be opened without following a final symbolic link,
- * and every check MUST be made on the open descriptor (fstat), so the
- * file judged is the file read.  A file anyone but the user or root could
- * have written is refused: it would let them choose what the agent's
- * children see.  Missing optional layers are fine; a named file is not.
+ * A policy file is found as the kernel would find it, one component at
+ * a time (walk_path), and every directory on the way - one that holds a
+ * link too - MUST be one only the user or root can write (or sticky): a
+ * link into the user's dotfiles (stow, chezmoi, home-manager's chain into
+ * /nix/store) is followed, a link in or to a directory another user may
+ * write is not.  The file is then opened at its real path without
+ * following a link, and every check MUST be made on the open descriptor
+ * (fstat), so the file judged is the file read.  A file anyone but the
+ * user or root could have written is refused: it would let them choose
+ * what the agent's children see.  Missing optional layers are fine; a
+ * named file is not.
  *
  * Runs in the launch root's constructor, so it allocates with mmap, not
  * the host program's malloc, and keeps no state.
  */
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -65,6 +72,144 @@ keep_name(struct es_policy *p, struct es_parse_err *err, const char *path)
 	return -1;
 }
 
+uid_t
+es_unmapped_uid(void)
+{
+	char buf[128];
+	unsigned long a, b, c;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC)) == -1)
+		return (uid_t)-1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return (uid_t)-1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lu %lu %lu", &a, &b, &c) == 3 && a == 0 && b == 0 &&
+	    c == 4294967295UL && strchr(buf, '\n') == buf + n - 1)
+		return (uid_t)-1;	/* the first namespace: none unmapped */
+	if ((fd = open("/proc/sys/kernel/overflowuid", O_RDONLY |
+	    O_CLOEXEC)) == -1)
+		return 65534;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0 && sscanf(buf, "%lu", &a) == 1 ? (uid_t)a : 65534;
+}
+
+/* A directory on the way to a policy: only the user or root write it. */
+static int
+safe_dir(const char *dir, const struct stat *st, uid_t other, const char *path,
+    struct es_parse_err *err)
+{
+	if (st->st_uid != geteuid() && st->st_uid != 0 && st->st_uid != other)
+		return lerr(err, path, "refused: %s is owned by another user "
+		    "(the directories on the way must be yours or root's)", dir);
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
+		return lerr(err, path, "refused: %s is writable by group or "
+		    "others (chmod go-w %s)", dir, dir);
+	return 0;
+}
+
+/* Appends "/name" (n bytes) to buf of len; -1 when it does not fit. */
+static int
+put_name(char *buf, size_t len, const char *name, size_t n)
+{
+	size_t used = strlen(buf);
+
+	if (used + 1 + n + 1 > len)
+		return -1;
+	buf[used] = '/';
+	memcpy(buf + used + 1, name, n);
+	buf[used + 1 + n] = '\0';
+	return 0;
+}
+
+/*
+ * Resolves path into real (no link, ".." or "." left), checking each
+ * directory it goes through (safe_dir), as the kernel's lookup goes:
+ * components left to right, a link's target put in front of what is
+ * left.  0; 1 when a component is missing (errno set: a missing file
+ * is no layer, whatever the directories it would be in); -1 with err
+ * set.
+ */
+static int
+walk_path(const char *path, char *real, size_t len, struct es_parse_err *err)
+{
+	char todo[2 * ES_PATH_MAX], rest[2 * ES_PATH_MAX], link[ES_PATH_MAX];
+	char *c, *e;
+	struct stat st;
+	uid_t other = es_unmapped_uid();
+	int hops = 0, bad = 0;
+	ssize_t n;
+
+	todo[0] = '\0';
+	if (path[0] != '/' && getcwd(todo, sizeof(todo)) == NULL)
+		return lerr(err, path, "cannot find the working directory: %s",
+		    strerror(errno));
+	if (strlen(todo) + 1 + strlen(path) + 1 > sizeof(todo))
+		return lerr(err, path, "path too long");
+	if (path[0] != '/')
+		strcat(todo, "/");
+	strcat(todo, path);
+	real[0] = '\0';
+	if (lstat("/", &st) == -1 || safe_dir("/", &st, other, path, err) != 0)
+		bad = 1;
+	for (c = todo; *c != '\0'; c = e) {
+		while (*c == '/')
+			c++;
+		if (*c == '\0')
+			break;
+		e = strchrnul(c, '/');
+		if (e - c == 1 && c[0] == '.')
+			continue;
+		if (e - c == 2 && c[0] == '.' && c[1] == '.') {
+			if (strrchr(real, '/') != NULL)
+				*strrchr(real, '/') = '\0';
+			continue;
+		}
+		if (put_name(real, len, c, (size_t)(e - c)) != 0)
+			return lerr(err, path, "path too long");
+		if (lstat(real, &st) == -1)
+			return 1;
+		if (S_ISLNK(st.st_mode)) {
+			if (++hops > 40) {
+				errno = ELOOP;
+				return lerr(err, path, "cannot open: %s",
+				    strerror(errno));
+			}
+			if ((n = readlink(real, link, sizeof(link) - 1)) <= 0)
+				return lerr(err, path, "cannot read the link "
+				    "%s: %s", real, strerror(errno));
+			link[n] = '\0';
+			/* the target, then what was left after the link */
+			if ((size_t)n + 1 + strlen(e) + 1 > sizeof(rest))
+				return lerr(err, path, "path too long");
+			memcpy(rest, link, (size_t)n + 1);
+			strcat(rest, "/");
+			strcat(rest, e);
+			memcpy(todo, rest, strlen(rest) + 1);
+			e = todo;
+			*strrchr(real, '/') = '\0';	/* back to the link's dir */
+			if (link[0] == '/')
+				real[0] = '\0';
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			if (!bad && safe_dir(real, &st, other, path, err) != 0)
+				bad = 1;	/* said if the file is there */
+		} else if (*e != '\0' && e[strspn(e, "/")] != '\0') {
+			errno = ENOTDIR;
+			return 1;
+		}
+	}
+	if (real[0] == '\0')
+		memcpy(real, "/", 2);
+	return bad ? -1 : 0;
+}
+
 /*
  * Reads path as one layer on top of p.  optional: a missing file (ENOENT,
  * or ENOTDIR on the way) is no layer at all.  Returns 0 or -1.
@@ -74,19 +219,18 @@ load_layer(struct es_policy *p, const char *path, int optional,
     struct es_parse_err *err)
 {
 	struct stat	 st;
-	char		*buf;
+	char		*buf, real[ES_PATH_MAX];
 	size_t		 cap = ES_POLICY_TEXT_MAX + 1, n = 0;
 	ssize_t		 r;
 	int		 fd, rc, saved;
 
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
-	    O_NONBLOCK);
+	if ((rc = walk_path(path, real, sizeof(real), err)) == -1)
+		return -1;
+	fd = rc == 1 ? -1 : open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+	    O_NOCTTY | O_NONBLOCK);
 	if (fd == -1) {
 		if (optional && (errno == ENOENT || errno == ENOTDIR))
 			return 0;
-		if (errno == ELOOP)
-			return lerr(err, path, "refused: is a symbolic "
-			    "link (name the file itself)");
 		return lerr(err, path, "cannot open: %s", strerror(errno));
 	}
 	if (fstat(fd, &st) == -1) {
@@ -361,18 +505,62 @@ es_log_rotate(const char *path)
 }
 
 int
-es_log_create(const char *path)
+es_log_open(const char *path)
+{
+	int fl = O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, fd;
+
+	/* read too, for es_log_append's look at the last byte */
+	if ((fd = open(path, O_RDWR | fl, 0600)) == -1 && errno == EACCES)
+		fd = open(path, O_WRONLY | fl, 0600);
+	return fd;
+}
+
+ssize_t
+es_log_append(int fd, const char *line, size_t len)
+{
+	struct iovec v[2] = { { (void *)"\n", 1 }, { (void *)line, len } };
+	struct stat st;
+	char last = '\n';
+
+	/* a record cut short before: this one starts a line of its own */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+		return writev(fd, v, 2);
+	return write(fd, line, len);
+}
+
+size_t
+es_log_top(const struct es_policy *p, const char *home, const char *path)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *s;
+
+	if (p != NULL && p->log == ES_LOG_PATH && p->log_path != NULL) {
+		/* a file the user named: its directory is theirs to make */
+		s = strrchr(path, '/');
+		return s != NULL ? (size_t)(s - path) : 0;
+	}
+	if (xdg != NULL && xdg[0] == '/' && strncmp(path, xdg,
+	    strlen(xdg)) == 0 && (s = strrchr(xdg, '/')) != NULL)
+		return (size_t)(s - xdg);	/* XDG_STATE_HOME may be made */
+	if (home != NULL && home[0] == '/' && strncmp(path, home,
+	    strlen(home)) == 0)
+		return strlen(home);
+	return 0;
+}
+
+int
+es_log_create(const char *path, size_t top)
 {
 	char dir[ES_PATH_MAX], *s;
 	int fd;
 
-	if (strlen(path) >= sizeof(dir)) {
+	if (strlen(path) >= sizeof(dir) || top > strlen(path)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	memcpy(dir, path, strlen(path) + 1);
 	/* Private: the log names every program the agent ran. */
-	for (s = dir + 1; (s = strchr(s, '/')) != NULL; s++) {
+	for (s = dir + top + 1; (s = strchr(s, '/')) != NULL; s++) {
 		*s = '\0';
 		(void)mkdir(dir, 0700);
 		*s = '/';

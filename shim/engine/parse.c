@@ -52,6 +52,7 @@ static const struct kw kws[] = {
 	{ "protect-self",	KW_ENUM,	4 },
 	{ "home",		KW_ENUM,	5 },
 	{ "home-layer",		KW_ENUM,	6 },
+	{ "log-required",	KW_ENUM,	7 },
 	{ "drop",		KW_RULE,	ES_RULE_DROP },
 	{ "keep",		KW_RULE,	ES_RULE_KEEP },
 	{ "injection",		KW_RULE,	ES_RULE_INJECTION },
@@ -116,7 +117,11 @@ static const struct scalar scalars[] = {
 	    { ES_LAYER_SESSION, ES_LAYER_WORKSPACE, 0 },
 	    offsetof(struct es_policy, home_layer),
 	    offsetof(struct es_policy, home_layer_layer),
-	    offsetof(struct es_policy, home_layer_line) }
+	    offsetof(struct es_policy, home_layer_line) },
+	{ "log-required", "yes or no", { "yes", "no", NULL }, { 1, 0, 0 },
+	    offsetof(struct es_policy, log_required),
+	    offsetof(struct es_policy, log_required_layer),
+	    offsetof(struct es_policy, log_required_line) }
 };
 
 static const char *const rule_kw[] = {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "es_hide.h"
+#include "es_load.h"
 #include "shim.h"
 
 /* statfs(2) f_flags: the kernel reports the mount flags (linux/statfs.h). */
@@ -149,11 +150,9 @@ audit_write(const struct es_shim *s, const char *line, size_t len)
 	default:
 		if (s->log_path[0] == '\0')
 			return;
-		fd = open(s->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-		    O_NOFOLLOW | O_NOCTTY, 0600);
-		if (fd < 0)
+		if ((fd = es_log_open(s->log_path)) < 0)
 			return;
-		(void)!write(fd, line, len);
+		(void)es_log_append(fd, line, len);
 		close(fd);
 	}
 }

@@ -7,7 +7,11 @@
  *
  * Not for the exec path: it reads files and calls getenv.
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
 
 #include <fcntl.h>
 #include <limits.h>
@@ -239,25 +243,145 @@ add_layer(struct es_shim *s, const char *origin, const char *line)
 }
 
 /*
+ * A launch root started inside a sandbox (the helper run directly, as a
+ * tool's own --policy does) is in a session already, whose base is
+ * hidden: it makes none of its own.  Inside means the namespace the
+ * helper named in ENVSHIM_SANDBOX_NS, as the constructor tells it.
+ */
+static int
+in_sandbox(void)
+{
+	const char *v = getenv("ENVSHIM_SANDBOX_NS");
+	struct stat sb;
+	char *end;
+	unsigned long long u;
+
+	if (v == NULL || stat("/proc/self/ns/user", &sb) != 0)
+		return 0;
+	u = strtoull(v, &end, 10);
+	return *end == ':' && u == (unsigned long long)sb.st_ino;
+}
+
+/* Why a log file could not be made or opened for appending (errno e). */
+static void
+log_why(const char *path, int e, int named, char *why, size_t wlen,
+    char *fix, size_t flen)
+{
+	char dir[ES_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash != NULL && slash != path ?
+	    (int)(slash - path) : 1, path);
+	snprintf(fix, flen, "set log to another file");
+	if (e == EISDIR) {
+		snprintf(why, wlen, "%s is a directory", path);
+		snprintf(fix, flen, "name a file in the policy's log line");
+	} else if (e == ENOENT) {
+		snprintf(why, wlen, "%s does not exist", dir);
+		snprintf(fix, flen, named ? "make the directory, or correct "
+		    "the policy's log line" : "set HOME to your home "
+		    "directory, or name a log file in the policy");
+	} else if ((e == EACCES || e == EPERM) && lstat(path, &st) == 0) {
+		snprintf(why, wlen, "%s is not writable", path);
+		snprintf(fix, flen, "make it writable (chmod u+w %s), or set "
+		    "log to another file", path);
+	} else if (e == EACCES || e == EPERM) {
+		snprintf(why, wlen, "cannot make %s: %s", path, strerror(e));
+		snprintf(fix, flen, "make %s writable, or set log to another "
+		    "file", dir);
+	} else if (e == EROFS) {
+		snprintf(why, wlen, "%s is on a read-only file system", path);
+		snprintf(fix, flen, "set log to a file on a writable file "
+		    "system");
+	} else if (e == ELOOP) {
+		snprintf(why, wlen, "%s is a symbolic link", path);
+		snprintf(fix, flen, "name the file itself in the log line");
+	} else
+		snprintf(why, wlen, "%s: %s", path, strerror(e));
+}
+
+int
+es_log_ready(const struct es_policy *p, const char *home, char *path,
+    size_t len, char *why, size_t wlen, char *fix, size_t flen)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX, .sun_path = "/dev/log" };
+	int fd, e;
+
+	path[0] = '\0';
+	if (p->log == ES_LOG_OFF || p->log == ES_LOG_STDERR)
+		return 0;
+	if (p->log == ES_LOG_SYSLOG) {
+		/* what each record's write does: a datagram to /dev/log */
+		if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) != -1 &&
+		    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
+			close(fd);
+			return 0;
+		}
+		e = errno;
+		if (fd != -1)
+			close(fd);
+		snprintf(why, wlen, "syslog: /dev/log: %s", strerror(e));
+		snprintf(fix, flen, "start a syslog daemon (journald, rsyslog), "
+		    "or set log to a file");
+		return -1;
+	}
+	if (es_log_file(p, home, path, len) != 0) {
+		path[0] = '\0';
+		snprintf(why, wlen, "no log file: %s", p->log == ES_LOG_PATH ?
+		    "~/ needs HOME, or the path is too long" :
+		    "neither XDG_STATE_HOME nor HOME is set");
+		snprintf(fix, flen, "set HOME, or name a log file with an "
+		    "absolute path in the policy");
+		return -1;
+	}
+	if (es_log_create(path, es_log_top(p, home, path)) == 0)
+		return 0;
+	log_why(path, errno, p->log == ES_LOG_PATH, why, wlen, fix, flen);
+	return -1;
+}
+
+/*
  * The launch root settles where records go: the default file, or the
  * policy's (~/ expanded), as an absolute path handed down
  * so every descendant - also inside the sandbox - writes the same file.
+ * A log that cannot be kept is said once, here, with its fix: records
+ * are lost, and the user must not learn it from an empty envshim log.
+ * Under `log-required yes` every launch is refused instead.
  */
 static int
 settle_log(struct es_shim *s)
 {
 	char line[ES_PATH_MAX + 8], path[ES_PATH_MAX];
+	char why[2 * ES_PATH_MAX], fix[ES_PATH_MAX + 64];
+	char say[sizeof(why) + sizeof(fix) + 128];
+	int ok;
 
-	if (es_log_file(&s->pol, getenv("HOME"), path, sizeof(path)) != 0) {
-		if (s->pol.log == ES_LOG_PATH) {
-			es_broken(s, "log: no file (~/ needs HOME, or too long)", NULL);
+	/* Bounded now; created, so the sandbox can bind it writable. */
+	if (es_log_file(&s->pol, getenv("HOME"), path, sizeof(path)) == 0)
+		(void)es_log_rotate(path);
+	ok = es_log_ready(&s->pol, getenv("HOME"), path, sizeof(path), why,
+	    sizeof(why), fix, sizeof(fix)) == 0;
+	if (!ok) {
+		snprintf(say, sizeof(say), "envshim: %s: %s; fix: %s\n",
+		    s->pol.log_required ? "log-required yes, and the audit log "
+		    "cannot be kept, so every launch of this run is refused" :
+		    "this run's launches are not recorded", why, fix);
+		/* a launch root inside a sandbox: its run has said it */
+		if (!in_sandbox())
+			(void)!write(2, say, strlen(say));
+		if (s->pol.log_required) {
+			snprintf(say, sizeof(say), "log-required yes, and the "
+			    "audit log cannot be kept: %s; fix: %s", why, fix);
+			es_broken(s, say, NULL);
 			return -1;
 		}
-		return 0;	/* no HOME for the default: records are lost */
+		if (s->pol.log == ES_LOG_PATH && path[0] == '\0') {
+			es_broken(s, "log: no file (~/ needs HOME, or too long)",
+			    NULL);
+			return -1;
+		}
 	}
-	/* Bounded and created now, so the sandbox can bind it writable. */
-	(void)es_log_rotate(path);
-	(void)es_log_create(path);
 	if (path[0] == '\0')
 		return 0;
 	s->log_path = es_text_put(s, sizeof(path), NULL, path);
@@ -327,8 +451,10 @@ root_install(struct es_shim *s, const char *exe, char *const *argv,
  * One session for the run, when shells go to the sandbox: its tmp/ is
  * the agent's temp directory under every name agents read, so what the
  * agent hands its shells through TMPDIR (Claude Code's cwd file) is where
- * they look.  Without one (no /tmp, a base dir not ours) every sandbox
- * gets a private /tmp of its own, as before: less works, nothing opens.
+ * they look.  Without one every sandbox gets a private /tmp of its own
+ * and a read-only home: less works, nothing opens, and the user is told
+ * why, once, at the start (a shell that cannot write ~/.cache must not be
+ * the first sign).
  */
 static void
 start_session(struct es_shim *s)
@@ -337,12 +463,21 @@ start_session(struct es_shim *s)
 		"TMPDIR", "TMP", "TEMP", "CLAUDE_CODE_TMPDIR"
 	};
 	char dir[ES_PATH_MAX], tmp[ES_PATH_MAX + 8];
-	const char *why;
+	char why[2 * ES_PATH_MAX + 256], line[sizeof(why) + 128];
 	size_t i;
 
 	if (s->pol.sandbox == ES_SANDBOX_OFF || s->pol.mode == ES_MODE_AUDIT ||
-	    es_session_start(dir, sizeof(dir), &why) != 0)
+	    in_sandbox())
 		return;
+	if (es_session_start(dir, sizeof(dir), why, sizeof(why)) != 0) {
+		line[0] = '\0';
+		es_cat(line, sizeof(line), "envshim: no session for this run "
+		    "(each shell gets an empty /tmp and a read-only home): ");
+		es_cat(line, sizeof(line), why);
+		es_cat(line, sizeof(line), "\n");
+		(void)!write(2, line, strlen(line));
+		return;
+	}
 	snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		(void)setenv(names[i], tmp, 1);
@@ -381,10 +516,8 @@ es_root_init(struct es_shim *s, const char *policyfile, const char *mode,
 		es_broken(s, "ENVSHIM_MODE must be audit or enforce", NULL);
 		return;
 	}
-	if (s->pol.log == ES_LOG_DEFAULT || s->pol.log == ES_LOG_PATH) {
-		if (settle_log(s) != 0)
-			return;
-	}
+	if (settle_log(s) != 0)
+		return;
 	es_snapshot_take(&s->pol, envp, &s->snap);
 	if (stat(exe, &sb) == 0) {
 		char var[ES_CAP_AGENT], real[PATH_MAX];

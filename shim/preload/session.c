@@ -89,20 +89,57 @@ es_session_remove(const char *dir)
 	return rmdir(dir);
 }
 
-/* The base exists, is ours, a directory (not a link) and closed to others. */
-static int
-check_base(const char *base, const char **why)
+int
+es_session_base_make(char *buf, size_t len, char *why, size_t wlen,
+    const char **fix)
 {
+	char path[ES_PATH_MAX], *c, sep;
 	struct stat st;
+	size_t n, top;
 
-	if (mkdir(base, 0700) == -1 && errno != EEXIST) {
-		*why = "cannot make the session base directory";
+	*fix = "set XDG_RUNTIME_DIR to a 0700 directory of yours";
+	if (es_session_base(path, sizeof(path), &top) != 0) {
+		snprintf(why, wlen, "no directory for sessions: HOME is unset, "
+		    "not absolute or too long");
 		return -1;
 	}
-	if (lstat(base, &st) == -1 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != getuid() || (st.st_mode & 077) != 0) {
-		*why = "the session base directory is not a 0700 directory "
-		    "of this user";
+	/* what it hangs from (the home, the runtime or state directory) is
+	 * never made: a missing home stays missing */
+	path[top] = '\0';
+	errno = 0;
+	if (stat(path, &st) == -1 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, wlen, "no directory for sessions: %s: %s", path,
+		    errno != 0 ? strerror(errno) : "not a directory");
+		*fix = "set HOME to your home directory, or XDG_RUNTIME_DIR "
+		    "to a 0700 directory of yours";
+		return -1;
+	}
+	path[top] = '/';
+	/* below it, made one component at a time, each closed to others */
+	for (c = path + top + 1; c != NULL; c = c[0] != '\0' ? c + 1 : NULL) {
+		if ((c = strchr(c, '/')) == NULL)
+			c = path + strlen(path);
+		sep = *c;
+		*c = '\0';
+		if (mkdir(path, 0700) == -1 && errno != EEXIST) {
+			snprintf(why, wlen, "cannot make %s: %s", path,
+			    strerror(errno));
+			*fix = "make it a 0700 directory of yours, or set "
+			    "XDG_RUNTIME_DIR to one";
+			return -1;
+		}
+		*c = sep;
+	}
+	if (realpath(path, buf) == NULL || strlen(buf) >= len) {
+		snprintf(why, wlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (es_session_safe(buf, why, wlen) != 0) {
+		n = strlen(why);
+		snprintf(why + n, wlen - n, " (sessions go in %s)", path);
+		*fix = "make the directory 0700 and yours, each one above it "
+		    "writable by you or root alone and no link, or set "
+		    "XDG_RUNTIME_DIR to a 0700 directory of yours";
 		return -1;
 	}
 	return 0;
@@ -146,37 +183,44 @@ note_workspace(const char *dir)
 }
 
 int
-es_session_start(char *dir, size_t len, const char **why)
+es_session_start(char *dir, size_t len, char *why, size_t wlen)
 {
 	static const char *const sub[] = { "tmp", "var-tmp", "home" };
-	char base[64], path[ES_PATH_MAX];
+	char base[ES_PATH_MAX], path[ES_PATH_MAX];
 	unsigned long long start;
+	const char *fix;
 	size_t i;
 	int n;
 
-	*why = "session directory name too long";
-	if (es_session_base(base, sizeof(base)) != 0)
+	if (es_session_base_make(base, sizeof(base), why, wlen, &fix) != 0) {
+		n = (int)strlen(why);
+		snprintf(why + n, wlen - (size_t)n, "; fix: %s", fix);
 		return -1;
-	if (check_base(base, why) != 0)
-		return -1;
+	}
 	reap_stale(base);
 	if ((start = es_session_start_time(getpid())) == 0) {
-		*why = "cannot read this process's start time";
+		snprintf(why, wlen, "cannot read this process's start time "
+		    "(is /proc mounted?)");
 		return -1;
 	}
 	n = snprintf(dir, len, "%s/%ld.%llu.XXXXXX", base, (long)getpid(),
 	    start);
-	if (n < 0 || (size_t)n >= len || (size_t)n + 16 > sizeof(path))
+	if (n < 0 || (size_t)n >= len || (size_t)n + 16 > sizeof(path)) {
+		snprintf(why, wlen, "the session's path in %s is too long; "
+		    "set XDG_RUNTIME_DIR to a shorter 0700 directory", base);
 		return -1;
+	}
 	if (mkdtemp(dir) == NULL) {
-		*why = "cannot make the session directory";
+		snprintf(why, wlen, "cannot make a session in %s: %s", base,
+		    strerror(errno));
 		return -1;
 	}
 	for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, sub[i]);
 		if (mkdir(path, 0700) == -1) {
+			snprintf(why, wlen, "cannot make %s: %s", path,
+			    strerror(errno));
 			(void)es_session_remove(dir);
-			*why = "cannot make the session's directories";
 			return -1;
 		}
 	}

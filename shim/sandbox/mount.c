@@ -394,10 +394,23 @@ make_target(const char *path, int dir)
 }
 
 /*
- * The session's tmp/ at /tmp and at its own path (the agent's TMPDIR, so
- * a path the agent computed resolves inside too), var-tmp/ at /var/tmp:
- * what one command of the run leaves there, the next one finds.  The
- * own-path mount point is made in tmp/ itself, which /tmp now is.
+ * Does hidden directory m hold the session (the runtime directory, the
+ * sessions' base)?  Its stand-in then holds the way to the session's
+ * tmp/, which goes back at its own path: the agent's TMPDIR.
+ */
+static int
+holds_session(const struct es_sbx_plan *pl, const struct es_sbx_mnt *m)
+{
+	size_t n = strlen(m->path);
+
+	return pl->s_tmp != NULL && m->kind == ES_MK_HIDE_DIR &&
+	    strncmp(m->path, pl->s_tmp, n) == 0 && pl->s_tmp[n] == '/';
+}
+
+/*
+ * The session's tmp/ at /tmp, var-tmp/ at /var/tmp: what one command of
+ * the run leaves there, the next one finds.  Its own path comes last
+ * (session_own_path).
  */
 static void
 session_tmp(const struct es_sbx_plan *pl, int tfd, int vfd)
@@ -407,9 +420,7 @@ session_tmp(const struct es_sbx_plan *pl, int tfd, int vfd)
 
 	fdpath(fp, sizeof(fp), tfd);
 	if (mount(fp, "/tmp", NULL, MS_BIND, NULL) == -1 ||
-	    remount("/tmp", 0) == -1 || make_target(pl->s_tmp, 1) == -1 ||
-	    mount(fp, pl->s_tmp, NULL, MS_BIND, NULL) == -1 ||
-	    remount(pl->s_tmp, 0) == -1)
+	    remount("/tmp", 0) == -1)
 		es_sbx_fail(pl, ES_S_TMP, -1);
 	close(tfd);
 	/* a /var/tmp that is a link (to /tmp) is left as it is */
@@ -771,14 +782,14 @@ needs_hide(const struct es_sbx_plan *pl, const struct es_sbx_mnt *m)
 }
 
 /*
- * Beside the empty file f and directory d, one file sN holding each stub
+ * Beside the empty file f and directory d, one file tN holding each stub
  * text the hidden paths name (at most ES_SBX_STUBS, each at most a page),
  * for a tool that refuses an empty file.  Returns how many it made.
  */
 static size_t
 make_stubs(const struct es_sbx_plan *pl, const char *stub[])
 {
-	char name[] = "/dev/shm/s0";
+	char name[] = "/dev/shm/t0";
 	size_t i, k, n = 0, len;
 	int f;
 
@@ -801,12 +812,41 @@ make_stubs(const struct es_sbx_plan *pl, const char *stub[])
 	return n;
 }
 
+/* A stand-in for hidden directory i that holds the session: its path. */
+static void
+session_stand_in(const struct es_sbx_plan *pl, size_t i, char *buf,
+    size_t len)
+{
+	char *c;
+	size_t off = 0;
+
+	es_sbx_put_str(buf, len, &off, "/dev/shm/s");
+	es_sbx_put_ulong(buf, len, &off, (unsigned long)i);
+	if (mkdir(buf, 0700) == -1)
+		es_sbx_fail(pl, ES_S_HIDE, (int)i);
+	c = buf + off;
+	es_sbx_put_str(buf, len, &off, pl->s_tmp + strlen(pl->mnt[i].path));
+	for (c++; (c = strchr(c, '/')) != NULL; c++) {
+		*c = '\0';
+		if (mkdir(buf, 0700) == -1)
+			es_sbx_fail(pl, ES_S_HIDE, (int)i);
+		*c = '/';
+	}
+	if (mkdir(buf, 0700) == -1)
+		es_sbx_fail(pl, ES_S_HIDE, (int)i);
+	/* the stand-in itself, what is bound over the hidden directory */
+	off = 0;
+	es_sbx_put_str(buf, len, &off, "/dev/shm/s");
+	es_sbx_put_ulong(buf, len, &off, (unsigned long)i);
+}
+
 static dev_t
 hide_paths(const struct es_sbx_plan *pl)
 {
 	const struct es_sbx_mnt *m;
 	const char *stub[ES_SBX_STUBS];
-	char sname[] = "/dev/shm/s0";
+	char sname[] = "/dev/shm/t0";
+	char si[ES_PATH_MAX];
 	struct stat st;
 	size_t i, k, todo = 0, nstub = 0;
 	int f;
@@ -824,16 +864,23 @@ hide_paths(const struct es_sbx_plan *pl)
 	 * would be missed (ENOENT) and shown after the detach.
 	 */
 	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV |
-	    MS_NOEXEC, "mode=0755,size=16k,nr_inodes=8") == -1 ||
+	    MS_NOEXEC, "mode=0755,size=16k,nr_inodes=64") == -1 ||
 	    (f = openat(AT_FDCWD, "/dev/shm/f", O_CREAT | O_EXCL | O_WRONLY |
 	    O_CLOEXEC, 0600)) == -1 || close(f) == -1 ||
 	    mkdir("/dev/shm/d", 0700) == -1)
 		es_sbx_fail(pl, ES_S_HIDE, -1);
 	nstub = make_stubs(pl, stub);
+	for (i = 0; i < pl->nmnt; i++)
+		if (needs_hide(pl, &pl->mnt[i]) && holds_session(pl,
+		    &pl->mnt[i]))
+			session_stand_in(pl, i, si, sizeof(si));
 	if (remount("/dev/shm", 1) == -1 || stat("/dev/shm/f", &st) == -1)
 		es_sbx_fail(pl, ES_S_HIDE, -1);
 	dev = st.st_dev;
 	for (i = 0; i < pl->nmnt; i++) {
+		const char *src;
+		size_t off = 0;
+
 		m = &pl->mnt[i];
 		if (!needs_hide(pl, m))
 			continue;
@@ -841,14 +888,19 @@ hide_paths(const struct es_sbx_plan *pl)
 		    strcmp(stub[k], m->stub) != 0; k++)
 			;
 		sname[sizeof(sname) - 2] = (char)('0' + k);
+		src = m->kind == ES_MK_HIDE_DIR ? "/dev/shm/d" :
+		    m->stub != NULL && k < nstub ? sname : "/dev/shm/f";
+		if (holds_session(pl, m)) {
+			es_sbx_put_str(si, sizeof(si), &off, "/dev/shm/s");
+			es_sbx_put_ulong(si, sizeof(si), &off, (unsigned long)i);
+			src = si;
+		}
 		/*
 		 * ENOENT: under the private /tmp or /dev, or a hidden dir;
 		 * EACCES as ES_SBX_ROOT_KUID: what init cannot look up, the
 		 * command cannot either
 		 */
-		if (mount(m->kind == ES_MK_HIDE_DIR ? "/dev/shm/d" :
-		    m->stub != NULL && k < nstub ? sname : "/dev/shm/f",
-		    m->path, NULL, MS_BIND, NULL) == -1 &&
+		if (mount(src, m->path, NULL, MS_BIND, NULL) == -1 &&
 		    errno != ENOENT && (errno != EACCES || !pl->idmap))
 			es_sbx_fail(pl, ES_S_HIDE, (int)i);
 	}
@@ -857,6 +909,28 @@ hide_paths(const struct es_sbx_plan *pl)
 	if (umount2("/dev/shm", MNT_DETACH) == -1)
 		es_sbx_fail(pl, ES_S_HIDE, -1);
 	return dev;
+}
+
+/*
+ * The session's tmp/, which /tmp is, at its own path too (the agent's
+ * TMPDIR, so a path the agent computed resolves inside), on top of
+ * everything: below /tmp or /var/tmp its mount point is made in the
+ * session's own directory there, below a hidden directory the stand-in
+ * holds it (session_stand_in), elsewhere the read-only root shows it.
+ */
+static void
+session_own_path(const struct es_sbx_plan *pl)
+{
+	struct stat a, b;
+
+	if (pl->s_tmp == NULL || (stat("/tmp", &a) == 0 &&
+	    stat(pl->s_tmp, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino))
+		return;
+	if (make_target(pl->s_tmp, 1) == -1 ||
+	    mount("/tmp", pl->s_tmp, NULL, MS_BIND, NULL) == -1 ||
+	    remount(pl->s_tmp, 0) == -1)
+		es_sbx_fail(pl, ES_S_TMP, -1);
 }
 
 /*
@@ -872,6 +946,7 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 	int src[ES_SBX_NMNT], tfd = -1, vfd = -1, layered;
 	struct stat st;
 	size_t i, off;
+	dev_t dev;
 
 	/*
 	 * No MS_SLAVE pass: copying a mount namespace into a new user
@@ -953,7 +1028,9 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 	home_private(pl, 1);
 	priv_dirs(pl, 1);
 	setup_dev(pl);
-	return hide_paths(pl);
+	dev = hide_paths(pl);
+	session_own_path(pl);
+	return dev;
 }
 
 /*
@@ -1051,6 +1128,7 @@ es_sbx_mounts_own(const struct es_sbx_plan *pl)
 	if (pl->joined) {
 		dev_own(pl);
 		(void)hide_paths(pl);
+		session_own_path(pl);
 	}
 	for (i = 0; i < pl->nmnt; i++)
 		if (pl->mnt[i].kind == ES_MK_RO)

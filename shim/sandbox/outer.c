@@ -202,7 +202,7 @@ audit_put(const struct es_policy *p, const char *line, long n)
 		syslog(LOG_AUTHPRIV | LOG_WARNING, "envshim: %.*s", (int)n - 1,
 		    line);
 	else if (logfd >= 0)
-		(void)!write(logfd, line, (size_t)n);
+		(void)es_log_append(logfd, line, (size_t)n);
 }
 
 /* "sandbox optional" without a sandbox: said in the audit log, one write. */
@@ -233,10 +233,21 @@ audit_unconfined(const struct es_policy *p, const struct es_sbx_plan *pl,
 		audit_put(p, line, n);
 }
 
+/* Is path the sessions' base, which every sandbox of a session hides? */
+static int
+session_base(const struct es_sbx_plan *pl, const char *path)
+{
+	size_t n = strlen(path);
+
+	return pl->s_dir != NULL && strncmp(pl->s_dir, path, n) == 0 &&
+	    pl->s_dir[n] == '/' && strchr(pl->s_dir + n + 1, '/') == NULL;
+}
+
 /*
  * What this sandbox hides that exists now, by path (never contents or
  * sizes): one record after the launch's own, with its pid, which
- * `envshim log` shows as part of that launch.
+ * `envshim log` shows as part of that launch.  Not the sessions' base:
+ * envshim's own, hidden in every session.
  */
 static void
 audit_hidden(const struct es_policy *p, const struct es_sbx_plan *pl,
@@ -253,8 +264,9 @@ audit_hidden(const struct es_policy *p, const struct es_sbx_plan *pl,
 	    (v = calloc(pl->nmnt + 1, sizeof(*v))) == NULL)
 		return;
 	for (i = 0; i < pl->nmnt; i++)
-		if (pl->mnt[i].kind == ES_MK_HIDE_DIR ||
-		    pl->mnt[i].kind == ES_MK_HIDE_FILE)
+		if ((pl->mnt[i].kind == ES_MK_HIDE_DIR ||
+		    pl->mnt[i].kind == ES_MK_HIDE_FILE) &&
+		    !session_base(pl, pl->mnt[i].path))
 			v[k++] = pl->mnt[i].path;
 	clock_gettime(CLOCK_REALTIME, &now);
 	memset(&a, 0, sizeof(a));

@@ -22,6 +22,7 @@
 
 #include "es_hide.h"
 #include "es_load.h"
+#include "es_session.h"
 #include "sbx.h"
 
 extern char **environ;
@@ -544,7 +545,7 @@ es_sbx_log_path(const struct es_policy *p, const char *home)
 		return NULL;
 	/* one lstat when it exists: no mkdir for each directory above it */
 	if ((lstat(buf, &st) == -1 || !S_ISREG(st.st_mode)) &&
-	    es_log_create(buf) != 0)
+	    es_log_create(buf, es_log_top(p, home, buf)) != 0)
 		return NULL;
 	return xstrdup(buf);
 }
@@ -674,6 +675,14 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	/* the kept layers: no command sees another workspace's */
 	if (es_layer_dir(home, NULL, lb, sizeof(lb)) == 0)
 		add_hide(pl, xstrdup(lb), 1);
+	/* the sessions' base: no command sees another run's session (its
+	 * own tmp/ is bound back at its path, hide_paths in mount.c) */
+	if (pl->s_dir != NULL) {
+		char *b = xstrdup(pl->s_dir);
+
+		*strrchr(b, '/') = '\0';
+		add_hide(pl, b, 1);
+	}
 	/* copies: the keeper and the mapper scrub the environment (init.c) */
 	if ((x = getenv("XDG_RUNTIME_DIR")) != NULL)
 		add_hide(pl, xstrdup(x), 1);
@@ -976,16 +985,17 @@ es_sbx_workdir(struct es_sbx_plan *pl, const char *name)
 /*
  * The agent run's session ($ENVSHIM_SESSION, made by the launch root):
  * its tmp/ and var-tmp/ become /tmp and /var/tmp, shared by every
- * command of the run.  Only a session directory of this user's base
- * (es_session.h) counts; anything else keeps the private /tmp.
+ * command of the run.  Only a session directory of this user's, directly
+ * below a base no other user could have made (es_session_dir_ok, the
+ * rule the launch root's base passed), counts; anything else keeps the
+ * private /tmp.
  */
 void
 es_sbx_plan_session(struct es_sbx_plan *pl, const struct es_policy *p,
     const char *home)
 {
 	const char *d = getenv("ENVSHIM_SESSION"), *mark = getenv("ENVSHIM_PROGRAM");
-	char base[64], buf[ES_PATH_MAX], *t, *v;
-	size_t n;
+	char buf[ES_PATH_MAX], *t, *v;
 
 	/*
 	 * A program rule's subtree (ENVSHIM_PROGRAM: npx's sh -c) holds the
@@ -996,11 +1006,7 @@ es_sbx_plan_session(struct es_sbx_plan *pl, const struct es_policy *p,
 	 */
 	if (mark != NULL && mark[0] != '\0')
 		return;
-	n = (size_t)snprintf(base, sizeof(base), "/tmp/envshim-%lu/",
-	    (unsigned long)pl->uid);
-	if (d == NULL || strncmp(d, base, n) != 0 || d[n] == '\0' ||
-	    d[n] == '.' || strchr(d + n, '/') != NULL ||
-	    strlen(d) + 16 > sizeof(buf) || !own_dir(d))
+	if (d == NULL || strlen(d) + 16 > sizeof(buf) || !es_session_dir_ok(d))
 		return;
 	snprintf(buf, sizeof(buf), "%s/tmp", d);
 	t = xstrdup(buf);

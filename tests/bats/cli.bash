@@ -1,6 +1,8 @@
 # Shared setup for the envshim command's bats files: the built binary and a
 # private HOME, so the user's own ~/.config/envshim/policy never leaks in.
 ENVSHIM="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/envshim"
+# shellcheck source=leftovers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/leftovers.bash"
 
 cli_setup() {
 	[ -x "$ENVSHIM" ] || { echo "build/envshim missing: run make" >&2; return 1; }

@@ -1,6 +1,8 @@
 # Shared by the bats files: where the build is, and how to run an "agent"
 # under the real shim in a known environment.
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=leftovers.bash
+source "$ROOT/tests/bats/leftovers.bash"
 BUILD=$ROOT/build
 SHIM=$BUILD/libenvshim.so
 HELPER=$BUILD/envshim-sandbox
@@ -95,4 +97,67 @@ nobody_dirs() {
 			"$BATS_TEST_TMPDIR/state"
 	fi
 	HOME=$BATS_TEST_TMPDIR/home
+}
+
+# The setup of a test whose agents run as nobody, in its workspace.
+nobody_ws() {
+	nobody_dirs
+	WS=$BATS_TEST_TMPDIR/ws
+	cd "$WS"
+}
+
+# in_private_tmp SCRIPT: SCRIPT (bash, as root, with as_nobody and the
+# exported variables) in a mount namespace of its own whose /tmp is an
+# empty tmpfs but for this test's directory, bound back at its path: what
+# it makes in /tmp (another user's directory there) is never seen by the
+# host or by the tests running beside it.  The tmpfs is built on /mnt
+# and moved: once it covers /tmp, the test's directory is out of reach.
+in_private_tmp() {
+	unshare -m --propagation private bash -c '
+		t=$BATS_TEST_TMPDIR
+		mount -t tmpfs -o mode=1777 tmpfs /mnt || exit
+		if [ "${t#/tmp/}" != "$t" ]; then
+			mkdir -p "/mnt/${t#/tmp/}" &&
+			mount --bind "$t" "/mnt/${t#/tmp/}" || exit
+		fi
+		mount --move /mnt /tmp && eval "$1"' _ "$(declare -f as_nobody); $1"
+}
+
+# await PID CMD...: waits until CMD succeeds while PID (the background
+# agent CMD waits on) runs, then runs CMD once more for its status.  No
+# time bound, so no assertion depends on how busy the machine is, and no
+# hang when the agent died instead.
+await() {
+	local pid=$1
+	shift
+	while ! "$@" && kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+	"$@"
+}
+
+# kill_tree PID: SIGKILL to PID and everything below it, deepest first:
+# a background agent under as_nobody is setpriv's child, not PID itself.
+kill_tree() {
+	local c
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$c"; done
+	kill -9 "$1" 2>/dev/null
+	return 0
+}
+
+# The state letter of a process (R, S, Z, ...), or nothing when it is gone.
+proc_state() {
+	[ -r "/proc/$1/stat" ] && sed 's/.*) //; s/ .*//' "/proc/$1/stat"
+	return 0
+}
+
+# ended PID: waits for PID to end (gone, or a zombie where nothing reaps
+# it), which the product makes happen without a test's help; the bound
+# (60 s) only keeps a regression from hanging the suite.
+ended() {
+	local s _
+	for _ in $(seq 600); do
+		s=$(proc_state "$1")
+		if [ -z "$s" ] || [ "$s" = Z ]; then return 0; fi
+		sleep 0.1
+	done
+	return 1
 }

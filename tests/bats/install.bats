@@ -2,6 +2,7 @@
 # make install / uninstall with PREFIX and DESTDIR, in a private build dir.
 
 bats_require_minimum_version 1.5.0
+load leftovers
 
 @test "make install DESTDIR=... PREFIX=/usr lays out the tree, uninstall removes it" {
 	top="$BATS_TEST_DIRNAME/../.."

@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # The suite's own hygiene: checks that look like assertions but cannot fail.
 
+load leftovers
+
 # unchecked REGEX: every line of the bats files that matches REGEX (a
 # Python regex), unless the statement it starts ends in '|| false' or is
 # the last of its test.  Prints them as file:line: text; fails if any.

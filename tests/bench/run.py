@@ -15,6 +15,7 @@ Environment: B (build dir), CC, ES_WARN (from the Makefile), BENCH_QUICK=1
 for a short pass, BENCH_NO_DOC=1 to leave docs/performance.md alone.
 """
 
+import atexit
 import datetime
 import glob
 import os
@@ -611,14 +612,20 @@ def make_session(base):
 exec(MAKE_SESSION)
 
 
+SESSION_BASE = []
+
+
 def nobody_session_base():
-    """The session base of uid 65534 (es_session.h), made if missing."""
-    base = "/tmp/envshim-%d" % (NOBODY if os.geteuid() == 0 else os.getuid())
-    if not os.path.isdir(base):
-        os.mkdir(base, 0o700)
+    """A session base of uid 65534's (es_session.h): a 0700 directory of
+    its own that no other user could have made (es_session_safe), made
+    once and removed at exit, so no directory of another uid is left."""
+    if not SESSION_BASE:
+        base = tempfile.mkdtemp(prefix="envshim-bench-sessions.")
         if os.geteuid() == 0:
             os.chown(base, NOBODY, NOBODY)
-    return base
+        atexit.register(shutil.rmtree, base, True)
+        SESSION_BASE.append(base)
+    return SESSION_BASE[0]
 
 
 def nobody_session():

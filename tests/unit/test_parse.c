@@ -67,6 +67,8 @@ static const struct ok_case ok_cases[] = {
 	{ "unfollowable allow", "unfollowable allow\n" },
 	{ "protect-self yes", "protect-self yes\n" },
 	{ "protect-self no", "protect-self no\n" },
+	{ "log-required yes", "log-required yes\n" },
+	{ "log-required no", "log-required no\n" },
 	{ "log stderr", "log stderr\n" },
 	{ "log syslog", "log syslog\n" },
 	{ "log off", "log off\n" },
@@ -210,6 +212,7 @@ static const struct err_case err_cases[] = {
 	{ "network yes", 1, "network takes on or off" },
 	{ "unfollowable run", 1, "unfollowable takes sandbox, refuse or allow" },
 	{ "protect-self on", 1, "protect-self takes yes or no" },
+	{ "log-required maybe", 1, "log-required takes yes or no" },
 	{ "log", 1, "log takes an absolute path, ~/path, stderr, syslog or off" },
 	{ "log audit.jsonl", 1,
 	    "log takes an absolute path, ~/path, stderr, syslog or off" },
@@ -448,6 +451,7 @@ test_layers(void **state)
 	    "protect-self no\t# builtin\n"
 	    "home visible\t# builtin\n"
 	    "home-layer session\t# builtin\n"
+	    "log-required no\t# builtin\n"
 	    "injection BUILTIN_X\t# builtin\n";
 	fmt(&P, ES_FMT_BUILTIN | ES_FMT_ORIGIN);
 	assert_memory_equal(fmtbuf, want, strlen(want));

@@ -150,10 +150,10 @@ teardown() {
 }
 
 @test "without user namespaces --contain refuses in one line, exit 125, and leaves no session" {
-	# uid 0 in the namespace: its sessions would go to /tmp/envshim-0
+	# uid 0 in the namespace: its sessions go below its home
 	run as_nobody unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces &&
 		HOME='"$BATS_TEST_TMPDIR/home"' '"$BIN/envshim"' --contain -- /bin/true;
-		st=$?; ls -A /tmp/envshim-0 2>/dev/null | wc -l; exit $st'
+		st=$?; ls -A '"$BATS_TEST_TMPDIR/home/.local/state/envshim/sessions"' 2>/dev/null | wc -l; exit $st'
 	[ "$status" -eq 125 ]
 	[ "${#lines[@]}" -eq 2 ]
 	grep -q "^envshim: --contain: cannot create a user and mount namespace" <<<"$output"
@@ -197,8 +197,10 @@ teardown() {
 	cd "$BATS_TEST_TMPDIR/ws"
 	local me
 	me=$(id -u)
+	# a state directory of its own: root keeps no session in nobody's
+	mkdir -p "$BATS_TEST_TMPDIR/mystate"
 	run env -i HOME="$BATS_TEST_TMPDIR/home" PATH=/usr/bin:/bin \
-		XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" GITHUB_TOKEN="$GH" \
+		XDG_STATE_HOME="$BATS_TEST_TMPDIR/mystate" GITHUB_TOKEN="$GH" \
 		"$BIN/envshim" --contain --policy "$BATS_TEST_TMPDIR/policy" -- \
 		"$AGENT" run /bin/sh -c 'id -u; echo "tok=${GITHUB_TOKEN:-none}"; readlink /proc/self/ns/user'
 	[ "$status" -eq 0 ]
@@ -233,15 +235,19 @@ teardown() {
 	mkdir -p "$BATS_TEST_TMPDIR/ws"
 	[ "$(id -u)" != 0 ] || chown 65534:65534 "$BATS_TEST_TMPDIR/ws"
 	cd "$BATS_TEST_TMPDIR/ws"
+	# a program that is no shell says whether it runs in a sandbox: the
+	# namespace the helper named, and its own (inode numbers of ended
+	# namespaces are reused, so two runs are not compared)
+	local where='import os; print(os.environ.get("ENVSHIM_SANDBOX_NS", "-:").split(":")[0], os.stat("/proc/self/ns/user").st_ino)'
 	policy 'sandbox required'
-	run contain -- "$AGENT" run /usr/bin/readlink /proc/self/ns/user
+	run contain -- "$AGENT" run /usr/bin/python3 -c "$where"
 	[ "$status" -eq 0 ]
-	local outside=$output
+	[[ "$output" == "- "* ]]
 	policy 'sandbox all'
-	run contain -- "$AGENT" run /usr/bin/readlink /proc/self/ns/user
+	run contain -- "$AGENT" run /usr/bin/python3 -c "$where"
 	[ "$status" -eq 0 ]
-	[[ "$output" == "user:["* ]]
-	[ "$output" != "$outside" ]
+	read -r named own <<<"$output"
+	[ "$named" = "$own" ]
 	grep '"hook":"contain"' "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl" |
-		grep '"path":"/usr/bin/readlink"' | grep -q '"action":"sandbox"'
+		grep '"path":"/usr/bin/python3' | grep -q '"action":"sandbox"'
 }

@@ -100,10 +100,11 @@ setup() {
 	grep -qx '     fix: correct that line; envshim-policy(5) lists the keywords' <<<"$output"
 }
 
-@test "an unwritable log fails" {
+@test "an unwritable log fails, with its cause" {
 	p=$(policy_file p <<<'log /proc/envshim-no/audit.jsonl')
 	run -1 "$COPY/envshim" doctor --policy "$p"
-	grep -q '^FAIL log: /proc/envshim-no/audit.jsonl: ' <<<"$output"
+	grep -qx 'FAIL log: /proc/envshim-no does not exist (runs go on, unrecorded)' <<<"$output"
+	grep -qx "     fix: make the directory, or correct the policy's log line" <<<"$output"
 }
 
 # contain_both RUNNER...: doctor's contain-mode verdict, then the real
@@ -147,7 +148,11 @@ reachable() {
 
 @test "doctor and --contain agree as an ordinary user" {
 	reachable
-	contain_both setpriv --reuid=65534 --regid=65534 --clear-groups
+	# a state directory of its own, where its runs keep their sessions
+	mkdir -m 700 "$BATS_TEST_TMPDIR/nstate"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$BATS_TEST_TMPDIR/nstate"
+	contain_both setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env XDG_STATE_HOME="$BATS_TEST_TMPDIR/nstate"
 	if setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Um true 2>/dev/null; then
 		[ "$status" -eq 0 ]
 		[[ "$real" == "tok=none user:"* ]]
@@ -273,4 +278,54 @@ reachable() {
 		run "$COPY/envshim" doctor --policy "$BATS_TEST_TMPDIR/p"
 		grep -qx "     home layer: kept per workspace in $XDG_STATE_HOME/envshim/layers" <<<"$output"
 	fi
+}
+
+# nobody_doctor: envshim doctor as nobody (the suite's user when not
+# root), home and workspace its own under $BATS_TEST_TMPDIR/n.
+nobody_doctor() {
+	reachable
+	mkdir -p "$BATS_TEST_TMPDIR/n/home/.config/envshim" "$BATS_TEST_TMPDIR/n/ws"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$BATS_TEST_TMPDIR/n"
+	chmod 755 "$BATS_TEST_TMPDIR/n"
+	cd "$BATS_TEST_TMPDIR/n/ws"
+}
+
+@test "an unreadable policy: doctor says so, with its fix, and does not blame the kernel for contain mode" {
+	nobody_doctor
+	p=$BATS_TEST_TMPDIR/n/home/.config/envshim/policy
+	printf 'drop X\n' >"$p"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$p"
+	chmod 000 "$p"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$BATS_TEST_TMPDIR/n/home" \
+		XDG_CONFIG_HOME= XDG_STATE_HOME= "$COPY/envshim" doctor
+	[ "$status" -eq 1 ]
+	grep -qx "FAIL policy: $p: cannot open: Permission denied" <<<"$output"
+	grep -qx "     fix: make it readable (chmod u+r $p)" <<<"$output"
+	grep -qx -- "--   contain mode: not tried: the policy is refused (above)" <<<"$output"
+	[[ "$output" != *"user namespaces and overlayfs"* ]]
+}
+
+@test "a read-only log file: doctor says the file, not its directory, is to be made writable" {
+	nobody_doctor
+	f=$BATS_TEST_TMPDIR/n/audit.jsonl
+	: >"$f"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$f"
+	chmod 444 "$f"
+	printf 'log %s\n' "$f" >"$BATS_TEST_TMPDIR/n/p"
+	chmod 644 "$BATS_TEST_TMPDIR/n/p"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$BATS_TEST_TMPDIR/n/home" \
+		XDG_CONFIG_HOME= XDG_STATE_HOME= "$COPY/envshim" doctor --policy "$BATS_TEST_TMPDIR/n/p"
+	[ "$status" -eq 1 ]
+	grep -qx "FAIL log: $f is not writable (runs go on, unrecorded)" <<<"$output"
+	grep -qx "     fix: make it writable (chmod u+w $f), or set log to another file" <<<"$output"
+}
+
+@test "contain mode without the shim names the install as the fix, not the kernel" {
+	rm "$COPY/libenvshim.so"
+	mkdir -p "$BATS_TEST_TMPDIR/ws"
+	cd "$BATS_TEST_TMPDIR/ws"
+	run "$COPY/envshim" doctor
+	grep -q "^--   contain mode: unavailable: " <<<"$output"
+	grep -qx "     fix: make && sudo make install" <<<"$output"
+	[[ "$output" != *"user namespaces and overlayfs"* ]]
 }

@@ -286,3 +286,83 @@ J
 		done
 	done
 }
+
+@test "a record after a truncated one on the same line is read, and counted apart" {
+	# a crash mid-write, or a full disk, left the first without its end
+	printf '%s%s\n' '{"time":"2026-01-01T00:00:00.000Z","pid":5,"ppid":1,"hook":"execve","path":"/bin/cut","argv":["cut"],"act' \
+		'{"time":"2026-01-01T00:00:01.000Z","pid":6,"ppid":1,"hook":"execve","path":"/bin/whole","argv":["whole"],"action":"run","inside":false,"agent":false,"mode":"enforce"}' \
+		>"$BATS_TEST_TMPDIR/cut.jsonl"
+	run -0 "$ENVSHIM" log "$BATS_TEST_TMPDIR/cut.jsonl"
+	[ "${lines[0]}" = "6 whole  [run]" ]
+	[[ "$output" == *"launches: 1,"* ]]
+	[[ "$output" == *"malformed lines skipped: 1"* ]]
+}
+
+@test "a new record starts on a line of its own after a log whose last line was cut" {
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	mkdir -p "$BATS_TEST_TMPDIR/ws" "$XDG_STATE_HOME/envshim"
+	cd "$BATS_TEST_TMPDIR/ws"
+	log=$XDG_STATE_HOME/envshim/audit.jsonl
+	printf '%s' '{"time":"2026-01-01T00:00:00.000Z","pid":5,"ppid":1,"hook":"execve","path":"/bin/cut","argv":["cut"],"act' >"$log"
+	chmod 600 "$log"
+	run -0 "$ENVSHIM" -- /bin/sh -c '/bin/true; /bin/sh -c true'
+	python3 - "$log" <<'PY'
+import json, sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+assert lines[0].endswith(b'"act'), lines[0]
+assert lines[-1] == b"", lines[-1]
+recs = [json.loads(l) for l in lines[1:-1] if l]
+assert any(r["path"] == "/bin/true" for r in recs), recs
+PY
+}
+
+@test "--json is valid UTF-8 JSON whatever bytes a record holds" {
+	{
+		printf '{"time":"2026-01-01T00:00:00.000Z","pid":1,"ppid":0,"hook":"execve","path":"/bin/\xff\xfe\xc0\xaf\xed\xa0\x80x","argv":["a\xe2\x82"],"action":"run"}\n'
+		printf '{"time":"2026-01-01T00:00:01.000Z","pid":2,"ppid":0,"hook":"execve","path":"/bin/\\ud800\\u0041","argv":["\\udc00\\ud83d\\ude00"],"action":"run"}\n'
+		printf '{"time":"2026-01-01T00:00:02.000Z","pid":3,"ppid":0,"hook":"execve","path":"/bin/n","argv":["n"],"action":"run","x":0x10,"y":-inf,"z":01,"w":+1,"v":nan}\n'
+	} >"$BATS_TEST_TMPDIR/bytes.jsonl"
+	run -0 "$ENVSHIM" log --json "$BATS_TEST_TMPDIR/bytes.jsonl"
+	python3 -c '
+import json, sys
+raw = sys.stdin.buffer.read()
+text = raw.decode("utf-8")          # strict: invalid bytes fail
+def no_constant(c):
+    raise ValueError("not JSON: " + c)
+d = json.loads(text, parse_constant=no_constant)
+recs = [r for r in d["records"] if r is not None]
+# the third holds what is no JSON number (0x10, -inf, 01, +1, nan)
+assert [r["pid"] for r in recs] == [1, 2], d
+assert d["summary"]["malformed"] == 1, d
+assert recs[0]["path"].startswith("/bin/") and recs[0]["path"].endswith("x"), recs[0]
+assert "A" in recs[1]["path"], recs[1]
+' <<<"$output"
+}
+
+@test "--since refuses what is no time, and takes a time zone offset" {
+	for t in 99999999999999999999h 9223372036854775807d -5m 2026-13-45 2026-02-30 \
+		2026-11-30T25:99 2026-11-30T09:60 2026-11-30T09:00+25:00 2026-11-30Z+02 T09:00; do
+		run -125 "$ENVSHIM" log --since "$t" "$LOG"
+		[[ "$output" == "envshim log: --since takes "* ]]
+	done
+	# 11:00:01 two hours east of UTC is 09:00:01 UTC
+	run -0 "$ENVSHIM" log --json --since 2025-11-30T11:00:01+02:00 "$LOG"
+	python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert [r["pid"] for r in d["records"]] == [123, 124, 130, 131], d
+' <<<"$output"
+	run -0 "$ENVSHIM" log --json --since 2025-11-30T03:00:01.6-0600 "$LOG"
+	python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert [r["pid"] for r in d["records"]] == [130, 131], d
+' <<<"$output"
+	# Z is UTC: 09:00:01Z takes the record at 09:00:01.000
+	run -0 "$ENVSHIM" log --json --since 2025-11-30T09:00:01Z "$LOG"
+	python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert [r["pid"] for r in d["records"]] == [123, 124, 130, 131], d
+' <<<"$output"
+}

@@ -35,12 +35,62 @@ teardown() {
 	[ "$output" = "envshim: $XDG_CONFIG_HOME/envshim/policy: refused: writable by group or others (chmod go-w)" ]
 }
 
-@test "a symlinked policy is refused, its target is accepted" {
+@test "a policy linked into the user's dotfiles is read: stow, chezmoi, home-manager" {
+	# stow: ~/.config/envshim is a link to a directory of the dotfiles
+	mkdir -p "$HOME/dotfiles/envshim/.config/envshim"
+	printf 'drop STOWED\n' >"$HOME/dotfiles/envshim/.config/envshim/policy"
+	chmod 600 "$HOME/dotfiles/envshim/.config/envshim/policy"
+	ln -s ../dotfiles/envshim/.config/envshim "$XDG_CONFIG_HOME/envshim"
+	run -0 "$ENVSHIM" policy
+	grep -q "^drop STOWED" <<<"$output"
+	rm "$XDG_CONFIG_HOME/envshim"
+	# home-manager: a chain of links into a store root owns
+	mkdir -p "$BATS_TEST_TMPDIR/store/a-policy" "$BATS_TEST_TMPDIR/store/b-files/envshim"
+	printf 'drop MANAGED\n' >"$BATS_TEST_TMPDIR/store/a-policy/policy"
+	chmod 444 "$BATS_TEST_TMPDIR/store/a-policy/policy"
+	ln -s ../../a-policy/policy "$BATS_TEST_TMPDIR/store/b-files/envshim/policy"
+	chmod 1775 "$BATS_TEST_TMPDIR/store"
+	mkdir -p "$XDG_CONFIG_HOME/envshim"
+	ln -s "$BATS_TEST_TMPDIR/store/b-files/envshim/policy" "$XDG_CONFIG_HOME/envshim/policy"
+	run -0 "$ENVSHIM" policy
+	grep -q "^drop MANAGED" <<<"$output"
+	# a named link, as --policy gets it
+	run -0 "$ENVSHIM" policy --policy "$XDG_CONFIG_HOME/envshim/policy"
+	grep -q "^drop MANAGED" <<<"$output"
+}
+
+@test "a linked policy is refused when a directory on the way, or the target, is open to others" {
 	p=$(policy_file real <<<'drop FOO')
-	ln -s "$p" "$BATS_TEST_TMPDIR/link"
+	# the link in a directory anyone may write: anyone could point it
+	mkdir -m 777 "$BATS_TEST_TMPDIR/open"
+	ln -s "$p" "$BATS_TEST_TMPDIR/open/link"
+	run -125 "$ENVSHIM" policy --policy "$BATS_TEST_TMPDIR/open/link"
+	[ "$output" = "envshim: $BATS_TEST_TMPDIR/open/link: refused: $BATS_TEST_TMPDIR/open is writable by group or others (chmod go-w $BATS_TEST_TMPDIR/open)" ]
+	# the target in one: anyone could replace it
+	mkdir -m 775 "$BATS_TEST_TMPDIR/grp"
+	mv "$p" "$BATS_TEST_TMPDIR/grp/real"
+	ln -s "$BATS_TEST_TMPDIR/grp/real" "$BATS_TEST_TMPDIR/link"
 	run -125 "$ENVSHIM" policy --policy "$BATS_TEST_TMPDIR/link"
-	[ "$output" = "envshim: $BATS_TEST_TMPDIR/link: refused: is a symbolic link (name the file itself)" ]
-	run -0 "$ENVSHIM" policy --policy "$p"
+	[ "$output" = "envshim: $BATS_TEST_TMPDIR/link: refused: $BATS_TEST_TMPDIR/grp is writable by group or others (chmod go-w $BATS_TEST_TMPDIR/grp)" ]
+	# the target itself
+	chmod 755 "$BATS_TEST_TMPDIR/grp"
+	chmod 666 "$BATS_TEST_TMPDIR/grp/real"
+	run -125 "$ENVSHIM" policy --policy "$BATS_TEST_TMPDIR/link"
+	[ "$output" = "envshim: $BATS_TEST_TMPDIR/link: refused: writable by group or others (chmod go-w)" ]
+}
+
+@test "a world-writable ~/.config/envshim is refused, and so is an agent started under it" {
+	mkdir -p "$XDG_CONFIG_HOME/envshim"
+	printf 'drop FOO\n' >"$XDG_CONFIG_HOME/envshim/policy"
+	chmod 600 "$XDG_CONFIG_HOME/envshim/policy"
+	chmod 777 "$XDG_CONFIG_HOME/envshim"
+	run -125 "$ENVSHIM" policy
+	[ "$output" = "envshim: $XDG_CONFIG_HOME/envshim/policy: refused: $XDG_CONFIG_HOME/envshim is writable by group or others (chmod go-w $XDG_CONFIG_HOME/envshim)" ]
+	run -125 "$ENVSHIM" -- touch "$BATS_TEST_TMPDIR/ran"
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
+	# no file there, no layer: what could be planted later is refused then
+	rm "$XDG_CONFIG_HOME/envshim/policy"
+	run -0 "$ENVSHIM" policy
 }
 
 @test "a directory or a FIFO is refused, not read" {
@@ -135,9 +185,10 @@ P
 	[ "${lines[2]}" = "sandbox required	# builtin" ]
 	[ "${lines[6]}" = "home visible	# builtin" ]
 	[ "${lines[7]}" = "home-layer session	# builtin" ]
-	[ "${lines[8]}" = "drop FOO	# $u:2" ]
-	[ "${lines[9]}" = "keep FOO	# $p:3" ]
-	[ "${#lines[@]}" -eq 11 ]
+	[ "${lines[8]}" = "log-required no	# builtin" ]
+	[ "${lines[9]}" = "drop FOO	# $u:2" ]
+	[ "${lines[10]}" = "keep FOO	# $p:3" ]
+	[ "${#lines[@]}" -eq 12 ]
 	# Last match wins: the later keep beats the earlier drop.
 	run -0 "$ENVSHIM" check --policy "$p" --format=tsv -- FOO=1
 	[ "$output" = "$(printf 'keep\tFOO\tpolicy')" ]
@@ -182,8 +233,9 @@ P
 	[ "${lines[5]}" = "protect-self yes	# builtin" ]
 	[ "${lines[6]}" = "home visible	# builtin" ]
 	[ "${lines[7]}" = "home-layer session	# builtin" ]
-	[ "${lines[8]}" = "# and the builtin lists (injection, secret names and shapes, capabilities, hidden files): envshim policy --builtin" ]
-	[ "${#lines[@]}" -eq 9 ]
+	[ "${lines[8]}" = "log-required no	# builtin" ]
+	[ "${lines[9]}" = "# and the builtin lists (injection, secret names and shapes, capabilities, hidden files): envshim policy --builtin" ]
+	[ "${#lines[@]}" -eq 10 ]
 	run -125 "$ENVSHIM" policy extra
 }
 

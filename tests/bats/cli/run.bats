@@ -116,17 +116,58 @@ setup() {
 
 @test "a usage error names the command that could not parse it, and exits 125" {
 	# getopt spoke as the full path of the binary, or as a bare "check:".
+	# One line, and where to read more: not the whole usage.
 	run -125 "$ENVSHIM" --bogus
 	[ "${lines[0]}" = "envshim: unrecognized option '--bogus'" ]
-	for c in check policy log doctor; do
+	[ "${lines[1]}" = "Try 'envshim --help' for more information." ]
+	[ "${#lines[@]}" = 2 ]
+	for c in check policy log doctor session; do
 		run -125 "$ENVSHIM" "$c" --bogus
 		[ "${lines[0]}" = "envshim $c: unrecognized option '--bogus'" ]
-		[[ "${lines[1]}" == "usage: envshim $c "* ]]
+		[ "${lines[1]}" = "Try 'envshim $c --help' for more information." ]
+		[ "${#lines[@]}" = 2 ]
 	done
 	run -125 "$ENVSHIM" doctor extra
 	[ "${lines[0]}" = "envshim doctor: unexpected 'extra'" ]
 	run -125 "$ENVSHIM" log a b
 	[ "${lines[0]}" = "envshim log: one FILE at most, not also 'b'" ]
+}
+
+@test "envshim -- with no command says so, in one line and where to read more" {
+	run -125 "$ENVSHIM" --
+	[ "${lines[0]}" = "envshim: no command to run after --" ]
+	[ "${lines[1]}" = "Try 'envshim --help' for more information." ]
+	[ "${#lines[@]}" = 2 ]
+	run -125 "$ENVSHIM" --policy /dev/null
+	[ "${lines[0]}" = "envshim: no command to run" ]
+	[ "${#lines[@]}" = 2 ]
+}
+
+@test "a shell as the agent says, in one line, that what is typed into it is not sandboxed" {
+	mkdir "$BATS_TEST_TMPDIR/ws"
+	cd "$BATS_TEST_TMPDIR/ws"
+	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
+	# what a user types, on stdin: not confined, but a shell it starts is
+	run -0 "$ENVSHIM" -- bash <<<'readlink /proc/self/ns/mnt; bash -c "readlink /proc/self/ns/mnt"'
+	[ "${lines[0]}" = "envshim: bash is the agent: what is typed into it runs outside the sandbox; for a sandboxed shell, start one from it (bash)" ]
+	[ "${#lines[@]}" = 3 ]
+	[ "${lines[1]}" = "$(readlink /proc/self/ns/mnt)" ]
+	[ "${lines[2]}" != "${lines[1]}" ]
+	for sh in "sh -i" "bash -l" "dash"; do
+		run -0 "$ENVSHIM" -- $sh </dev/null
+		grep -q "^envshim: ${sh%% *} is the agent: what is typed into it runs outside the sandbox" <<<"$output"
+	done
+	# a shell running a script or -c is a wrapper, as version managers
+	# make them: no word
+	printf 'echo script\n' >s.sh
+	for args in "-c true" "-lc true" "s.sh" "-- s.sh" "--rcfile /dev/null -c true"; do
+		run -0 "$ENVSHIM" -- bash $args </dev/null
+		[[ "$output" != *"envshim: "* ]]
+	done
+	# with sandbox off nothing is sandboxed: nothing to say either
+	p=$(policy_file ws/off <<<'sandbox off')
+	run -0 "$ENVSHIM" --policy "$p" -- bash </dev/null
+	[[ "$output" != *"envshim: "* ]]
 }
 
 @test "commands the shim cannot enter are refused with 125 and the reason" {

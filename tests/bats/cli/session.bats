@@ -9,10 +9,13 @@ setup() {
 	nobody_dirs
 	WS=$BATS_TEST_TMPDIR/ws
 	cd "$WS"
+	# where the agents below keep their sessions: envshim session looks
+	# where a run of this environment would
+	export XDG_STATE_HOME=$BATS_TEST_TMPDIR/state
 }
 
 teardown() {
-	[ -n "${BGPID:-}" ] && kill -9 "$BGPID" 2>/dev/null
+	[ -z "${BGPID:-}" ] || kill_tree "$BGPID"
 	return 0
 }
 
@@ -28,7 +31,7 @@ while not os.path.exists('$WS/go'):
     time.sleep(0.05)
 " &
 	BGPID=$!
-	for _ in $(seq 100); do [ -s "$WS/ready" ] && break; sleep 0.1; done
+	await "$BGPID" test -s "$WS/ready"
 	SESS=$(cat "$WS/ready")
 	[ -n "$SESS" ]
 }
@@ -41,6 +44,11 @@ while not os.path.exists('$WS/go'):
 	grep -qx '    ~/.cache/tool/blob  5' <<<"$output"
 	grep -qx '    /tmp/scratch  3' <<<"$output"
 	grep -qx '    8 bytes' <<<"$output"
+	# the shim and the helper live under /tmp here (nobody's copy): the
+	# mount points the sandbox made to bind them back are not the shells'
+	lacks -F "$(basename "$SHIM")"
+	lacks -F "$(basename "$HELPER")"
+	[ "$(grep -c '^    ' <<<"$output")" = 3 ]
 	# another workspace does not list it; --all does
 	mkdir -p "$BATS_TEST_TMPDIR/other"
 	chmod 755 "$BATS_TEST_TMPDIR/other"
@@ -124,8 +132,8 @@ while not os.path.exists('$WS/go'):
 	grep -q "\"session\":\"$second\"" <<<"$output"
 	lacks "\"session\":\"$first\""
 	run as_nobody "$ENVSHIM" log --session no-such "$log"
-	[ "$status" -eq 0 ]
-	grep -q "^no launches recorded" <<<"$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "envshim log: no session no-such in $log (envshim session lists them)" ]
 }
 
 @test "a kept home layer (home-layer workspace) is listed with what it holds, and --discard removes it" {
@@ -147,4 +155,150 @@ while not os.path.exists('$WS/go'):
 	[ "$status" -eq 0 ]
 	[ "$output" = "discarded layer $layer" ]
 	[ ! -e "$st/envshim/layers/$layer" ]
+}
+
+# Where the sessions go: below the user's own runtime directory when it
+# is safe, else below the state directory in the home; never at a name
+# in /tmp that another user (or this user inside a user namespace, where
+# it is uid 0) could make first.
+
+# sess_agent: python3 as the agent (env: HOME, XDG_*; SHIM), printing its
+# TMPDIR and what a sandboxed shell of it can write.
+SESS_PY='
+import os, subprocess
+print("tmpdir", os.environ.get("TMPDIR", "none"))
+subprocess.run(["bash", "-c", "mkdir -p ~/.cache/t && echo home-layer-ok; echo x >/tmp/f && echo tmp-ok"])
+'
+
+@test "a directory another user made at /tmp/envshim-UID costs no run its session, root's or nobody's" {
+	[ "$(id -u)" = 0 ] || skip "needs root to be both users"
+	mkdir -p "$BATS_TEST_TMPDIR/roothome"
+	export SHIM BATS_TEST_TMPDIR SESS_PY HOME
+	# nobody got to root's first, and root to nobody's, as any user can
+	run in_private_tmp '
+		as_nobody mkdir -m 700 /tmp/envshim-0
+		mkdir -m 700 /tmp/envshim-65534
+		cd "$BATS_TEST_TMPDIR/ws"
+		env -i HOME="$BATS_TEST_TMPDIR/roothome" PATH=/usr/bin:/bin \
+			LD_PRELOAD="$SHIM" python3 -u -c "$SESS_PY"
+		as_nobody env -i HOME="$HOME" PATH=/usr/bin:/bin \
+			LD_PRELOAD="$SHIM" python3 -u -c "$SESS_PY"'
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "tmpdir $BATS_TEST_TMPDIR/roothome/.local/state/envshim/sessions/"*/tmp ]]
+	[[ "${lines[3]}" == "tmpdir $HOME/.local/state/envshim/sessions/"*/tmp ]]
+	[ "$(grep -cx home-layer-ok <<<"$output")" = 2 ]
+	[ "$(grep -cx tmp-ok <<<"$output")" = 2 ]
+	lacks "no session"
+}
+
+@test "a run as uid 0 of a user namespace leaves no base another uid's run would use" {
+	[ "$(id -u)" = 0 ] || skip "needs root to look at /tmp as the host does"
+	mkdir -p "$BATS_TEST_TMPDIR/roothome"
+	export SHIM BATS_TEST_TMPDIR SESS_PY HOME
+	run in_private_tmp '
+		cd "$BATS_TEST_TMPDIR/ws"
+		as_nobody unshare -Ur env -i HOME="$HOME" PATH=/usr/bin:/bin \
+			LD_PRELOAD="$SHIM" python3 -u -c "$SESS_PY"
+		echo "left:" $(ls -A /tmp | grep -vx "$(cut -d/ -f3 <<<"$BATS_TEST_TMPDIR")")
+		# and root, after it, still has its session
+		env -i HOME="$BATS_TEST_TMPDIR/roothome" PATH=/usr/bin:/bin \
+			LD_PRELOAD="$SHIM" python3 -u -c "$SESS_PY"'
+	[ "$status" -eq 0 ]
+	grep -qx "left:" <<<"$output"
+	[[ "${lines[0]}" == "tmpdir $HOME/.local/state/envshim/sessions/"*/tmp ]]
+	[ "$(grep -cx home-layer-ok <<<"$output")" = 2 ]
+	[ "$(grep -cx tmp-ok <<<"$output")" = 2 ]
+	lacks "no session"
+}
+
+@test "the user's own runtime directory holds the sessions; one that is not safe does not" {
+	rt=$BATS_TEST_TMPDIR/rt
+	mkdir -m 700 "$rt"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$rt"
+	run as_nobody env -i HOME="$HOME" XDG_RUNTIME_DIR="$rt" PATH=/usr/bin:/bin \
+		LD_PRELOAD="$SHIM" python3 -u -c "$SESS_PY"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "tmpdir $rt/envshim/"*/tmp ]]
+	grep -qx home-layer-ok <<<"$output"
+	# open to others: the state directory instead, without a word
+	chmod 755 "$rt"
+	run as_nobody env -i HOME="$HOME" XDG_RUNTIME_DIR="$rt" PATH=/usr/bin:/bin \
+		LD_PRELOAD="$SHIM" python3 -u -c "$SESS_PY"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "tmpdir $HOME/.local/state/envshim/sessions/"*/tmp ]]
+	grep -qx home-layer-ok <<<"$output"
+	lacks "no session"
+}
+
+@test "no shell sees another run's session in the base, under the runtime or the state directory" {
+	rt=$BATS_TEST_TMPDIR/rt
+	mkdir -m 700 "$rt"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$rt"
+	mkfifo -m 666 "$WS/ready" "$WS/go"
+	# opened both ways: neither side blocks on a peer that died
+	exec 4<>"$WS/ready" 5<>"$WS/go"
+	for env in "XDG_RUNTIME_DIR=$rt" "XDG_RUNTIME_DIR="; do
+		# the first run holds its session until go is written
+		as_nobody env -i HOME="$HOME" "$env" PATH=/usr/bin:/bin LD_PRELOAD="$SHIM" \
+			python3 -c "import os; open('$WS/ready', 'w').write(os.environ['TMPDIR'] + '\n'); open('$WS/go').readline()" &
+		BGPID=$!
+		read -r -t 120 first <&4
+		first=$(basename "$(dirname "$first")")
+		run as_nobody env -i HOME="$HOME" "$env" PATH=/usr/bin:/bin LD_PRELOAD="$SHIM" \
+			python3 -u -c '
+import os, subprocess
+print("mine", os.path.basename(os.path.dirname(os.environ["TMPDIR"])))
+subprocess.run(["sh", "-c", "ls -A \"$(dirname \"$(dirname \"$TMPDIR\")\")\""])'
+		echo done >&5
+		wait "$BGPID"
+		BGPID=
+		[ "$status" -eq 0 ]
+		mine=$(sed -n 's/^mine //p' <<<"$output")
+		[ -n "$first" ]
+		[ -n "$mine" ]
+		[ "$first" != "$mine" ]
+		# the shell lists its own session only
+		[ "${lines[1]}" = "$mine" ]
+		[ "${#lines[@]}" = 2 ]
+	done
+	exec 4<&- 5<&-
+}
+
+@test "with no safe place for sessions the run says why and how to fix it, in one line" {
+	[ "$(id -u)" = 0 ] || skip "needs root to own nobody's home"
+	# nobody's home is root's: nothing can be made in it
+	mkdir -p "$BATS_TEST_TMPDIR/roothome/ws"
+	chmod 755 "$BATS_TEST_TMPDIR/roothome"
+	cd "$BATS_TEST_TMPDIR/roothome/ws"
+	chown 65534:65534 .
+	run as_nobody env -i HOME="$BATS_TEST_TMPDIR/roothome" PATH=/usr/bin:/bin \
+		LD_PRELOAD="$SHIM" python3 -u -c "$SESS_PY"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^envshim: no session for this run' <<<"$output")" = 1 ]
+	grep -q "^envshim: no session for this run (each shell gets an empty /tmp and a read-only home): cannot make $BATS_TEST_TMPDIR/roothome/.local: Permission denied; fix: " <<<"$output"
+	grep -qx "tmpdir none" <<<"$output"
+	# doctor tells the same, from the same place
+	run as_nobody env -i HOME="$BATS_TEST_TMPDIR/roothome" PATH=/usr/bin:/bin "$ENVSHIM" doctor
+	grep -q "^FAIL session: cannot make $BATS_TEST_TMPDIR/roothome/.local: Permission denied" <<<"$output"
+	grep -q "^     fix: make it a 0700 directory of yours" <<<"$output"
+	# root's home open to others: the same, as root
+	chmod 777 "$BATS_TEST_TMPDIR/roothome"
+	run env -i HOME="$BATS_TEST_TMPDIR/roothome" PATH=/usr/bin:/bin \
+		LD_PRELOAD="$SHIM" python3 -u -c "$SESS_PY"
+	chmod 755 "$BATS_TEST_TMPDIR/roothome"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^envshim: no session for this run' <<<"$output")" = 1 ]
+	grep -q ": $BATS_TEST_TMPDIR/roothome is writable by other users" <<<"$output"
+}
+
+@test "doctor probes the sessions' base a run would use" {
+	run as_nobody env -i HOME="$HOME" PATH=/usr/bin:/bin "$ENVSHIM" doctor
+	grep -qx "     sessions in: $HOME/.local/state/envshim/sessions" <<<"$output"
+	rt=$BATS_TEST_TMPDIR/rt
+	mkdir -m 700 "$rt"
+	[ "$(id -u)" != 0 ] || chown 65534:65534 "$rt"
+	run as_nobody env -i HOME="$HOME" XDG_RUNTIME_DIR="$rt" PATH=/usr/bin:/bin "$ENVSHIM" doctor
+	grep -qx "     sessions in: $rt/envshim" <<<"$output"
+	# and nothing of the probe is left there
+	[ -z "$(find "$rt/envshim" -maxdepth 1 -name 'envshim-probe.*')" ]
 }

@@ -4,6 +4,8 @@
 # suite runs as root, the helper runs as uid 65534 (setpriv).
 
 bats_require_minimum_version 1.5.0
+# await and the suite's leftover check; ROOT is set again below
+load ../common
 
 SBX="$BATS_TEST_DIRNAME/../../../build/envshim-sandbox"
 
@@ -470,12 +472,15 @@ interrupt() {
 
 @test "nothing the command left running outlives the helper" {
 	marker="envshim-left-$$-$RANDOM"
-	# a job, one that ignores TERM and HUP, one in a session of its own
-	run sbx -- sh -c "sh -c 'sleep 100; :' $marker &
-	    sh -c 'trap \"\" TERM HUP; sleep 100; :' $marker &
-	    setsid -f sh -c 'sleep 100; :' $marker
-	    for i in \$(seq 100); do [ \$(pgrep -fc ': $marker\$') -ge 3 ] && break; sleep 0.05; done
-	    echo \"started \$(pgrep -fc ': $marker\$')\""
+	# a job, one that ignores TERM and HUP, one in a session of its own;
+	# each says it runs on a fifo, of which the command reads three lines
+	# (holding a writer itself, so no early end of file): a count, not a
+	# race with processes seen between their fork and their exec
+	run sbx -- sh -c "mkfifo /tmp/up && exec 3<>/tmp/up
+	    sh -c 'echo up >/tmp/up; sleep 100; :' $marker &
+	    sh -c 'trap \"\" TERM HUP; echo up >/tmp/up; sleep 100; :' $marker &
+	    setsid -f sh -c 'echo up >/tmp/up; sleep 100; :' $marker
+	    echo \"started \$(head -n 3 <&3 | wc -l)\""
 	[ "$status" -eq 0 ]
 	# all three were running when the command returned
 	[ "$output" = "started 3" ]
@@ -486,13 +491,15 @@ interrupt() {
 }
 
 @test "killing the helper's caller kills the sandboxed command" {
-	"${ASUSER[@]}" bash -c '"$1" -- sleep 31337.5 & wait' _ "$SBX" >/dev/null 2>&1 3>&- &
+	# a sleep no other suite on the machine runs
+	nap="31337.$$$RANDOM"
+	"${ASUSER[@]}" bash -c '"$1" -- sleep "$2" & wait' _ "$SBX" "$nap" >/dev/null 2>&1 3>&- &
 	BGPID=$!
-	for _ in $(seq 100); do pgrep -f "sleep 31337.5" >/dev/null && break; sleep 0.05; done
-	pgrep -f "sleep 31337.5" >/dev/null
+	await "$BGPID" pgrep -f "^sleep $nap\$"
+	spid=$(pgrep -f "^sleep $nap\$")
 	kill -9 "$BGPID"
-	for _ in $(seq 100); do pgrep -f "sleep 31337.5" >/dev/null || break; sleep 0.05; done
-	! pgrep -f "sleep 31337.5"
+	# the end the helper's PDEATHSIG chain makes
+	ended "$spid"
 }
 
 @test "without user namespaces the launch is refused with the reason" {

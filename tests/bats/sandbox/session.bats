@@ -15,13 +15,15 @@ setup() {
 	nobody_dirs
 	WS=$BATS_TEST_TMPDIR/ws
 	cd "$WS"
-	BASE=/tmp/envshim-$(as_nobody id -u)
+	BASE=$BATS_TEST_TMPDIR/state/envshim/sessions
 }
 
 teardown() {
-	[ -n "${BGPID:-}" ] && kill -9 "$BGPID" 2>/dev/null
+	[ -z "${BGPID:-}" ] || kill_tree "$BGPID"
+	[ -z "${sock:-}" ] || rm -f "$sock"
 	return 0
 }
+
 
 # py CODE: python3 as the agent, uid 65534, the shim preloaded.
 py() {
@@ -105,7 +107,8 @@ try:
 except socket.timeout:
     pass
 " >/dev/null 2>&1 &
-	for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+	BGPID=$!
+	await "$BGPID" test -S "$sock"
 	probe=$BATS_TEST_TMPDIR/ws/probe.py
 	printf '%s\n' 'import socket, sys' 's = socket.socket(socket.AF_UNIX)' \
 		"s.connect('$sock')" 'print(s.recv(9).decode().strip())' >"$probe"
@@ -135,7 +138,7 @@ while not os.path.exists('$go'):
     time.sleep(0.05)
 " &
 	BGPID=$!
-	for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/ws/a-tmpdir" ] && break; sleep 0.1; done
+	await "$BGPID" test -s "$BATS_TEST_TMPDIR/ws/a-tmpdir"
 	a=$(cat "$BATS_TEST_TMPDIR/ws/a-tmpdir")
 	[ -n "$a" ]
 	run py "
@@ -155,15 +158,17 @@ subprocess.run(['bash', '-c', 'ls -A /tmp; cat /tmp/mark-a $a/tmark-a 2>&1; echo
 }
 
 @test "after SIGKILL of the agent nothing of its session runs or is mounted; the next start removes it" {
+	# a sleep no other suite on the machine runs
+	nap="4242.$$$RANDOM"
 	py "
 import os, subprocess, time
 open('$BATS_TEST_TMPDIR/ws/tmpdir', 'w').write(os.environ['TMPDIR'])
-subprocess.Popen(['bash', '-c', 'echo left >/tmp/left; exec sleep 4242'])
+subprocess.Popen(['bash', '-c', 'echo left >/tmp/left; exec sleep $nap'])
 time.sleep(600)
 " &
 	BGPID=$!
-	for _ in $(seq 100); do pgrep -f '^sleep 4242$' >/dev/null && break; sleep 0.1; done
-	pgrep -f '^sleep 4242$' >/dev/null
+	await "$BGPID" pgrep -f "^sleep $nap\$"
+	spid=$(pgrep -f "^sleep $nap\$")
 	t=$(cat "$BATS_TEST_TMPDIR/ws/tmpdir")
 	sess=$(dirname "$t")
 	[ -e "$t/left" ]
@@ -171,29 +176,18 @@ time.sleep(600)
 	kill -9 "$(pgrep -f "^python3 -u -c.*$BATS_TEST_TMPDIR/ws/tmpdir")"
 	wait "$BGPID" || true
 	BGPID=
-	for _ in $(seq 50); do pgrep -f '^sleep 4242$' >/dev/null || break; sleep 0.1; done
-	run pgrep -f '^sleep 4242$'
-	[ "$status" -eq 1 ]
+	ended "$spid"
 	run grep -c "$sess" /proc/self/mountinfo
 	[ "$output" = 0 ]
 	# the keeper went with the agent
 	kpid=$(cut -d' ' -f1 "$sess/keeper")
-	for _ in $(seq 50); do
-		s=$(proc_state "$kpid"); [ -z "$s" ] || [ "$s" = Z ] && break; sleep 0.1
-	done
-	[ -z "$s" ] || [ "$s" = Z ]
+	ended "$kpid"
 	# killed: no destructor ran, the files are still there
 	[ -e "$t/left" ]
 	run py 'import os; print(os.environ["TMPDIR"])'
 	[ "$status" -eq 0 ]
 	[ "$output" != "$t" ]
 	[ ! -e "$sess" ]
-}
-
-# The state letter of a process (R, S, Z, ...), or nothing when it is gone.
-proc_state() {
-	[ -r "/proc/$1/stat" ] && sed 's/.*) //; s/ .*//' "/proc/$1/stat"
-	return 0
 }
 
 @test "the session's view is built once: every call joins the keeper's, in a pid namespace of its own" {
@@ -222,11 +216,7 @@ print("cmdline", open("/proc/%s/cmdline" % k[0]).read().replace("\0", " ").strip
 	grep -qx "cmdline envshim-sandbox" <<<"$output"
 	# the keeper ends with the agent (a zombie at most, where pid 1 does
 	# not reap)
-	for _ in $(seq 50); do
-		s=$(proc_state "$kpid"); [ -z "$s" ] || [ "$s" = Z ] && break; sleep 0.1
-	done
-	s=$(proc_state "$kpid")
-	[ -z "$s" ] || [ "$s" = Z ]
+	ended "$kpid"
 }
 
 @test "overlapping calls share one mount of the home's layer and one keeper" {
@@ -378,10 +368,13 @@ subprocess.run(["bash", "-c", "wc -c <~/.cargo/credentials.toml; cat ~/.cargo/cr
 	run py '
 import os, subprocess, time
 st = os.environ["XDG_STATE_HOME"] + "/envshim"
-a = subprocess.Popen(["python3", "-c", "import os, pty, time\nm, s = pty.openpty()\nprint(os.ttyname(s), flush=True)\nopen(\"/dev/shm/a\", \"w\").close()\nopen(\"started\", \"w\").close()\ntime.sleep(3)\nos.set_blocking(m, False)\ntry:\n    print(\"read\", os.read(m, 100))\nexcept BlockingIOError:\n    print(\"read nothing\")"])
-while not os.path.exists("started"):
+# A, a pty of its own (not a shell: run outside), held until B is done
+a = subprocess.Popen(["python3", "-c", "import os, pty, time\nm, s = pty.openpty()\nprint(os.ttyname(s).startswith(\"/dev/pts/\"), flush=True)\nshm = \"/dev/shm/envshim-a.%d\" % os.getpid()\nopen(shm, \"w\").close()\nopen(\"pty.tmp\", \"w\").write(os.ttyname(s))\nos.rename(\"pty.tmp\", \"pty\")\nwhile not os.path.exists(\"b-done\"):\n    time.sleep(0.05)\nos.unlink(shm)\nos.set_blocking(m, False)\ntry:\n    print(\"read\", os.read(m, 100))\nexcept BlockingIOError:\n    print(\"read nothing\")"])
+while not os.path.exists("pty"):
     time.sleep(0.05)
-subprocess.run(["bash", "-c", "(echo injected >/dev/pts/0) 2>/dev/null || echo refused; echo pts $(ls /dev/pts); echo shm $(ls -A /dev/shm)"])
+# B, sandboxed: the pty of A by its name
+subprocess.run(["bash", "-c", "(echo injected >\"$(cat pty)\") 2>/dev/null || echo refused; echo pts $(ls /dev/pts); echo shm $(ls -A /dev/shm)"])
+open("b-done", "w").close()
 a.wait()
 os.rename(st + "/audit.jsonl", st + "/audit.jsonl.1")
 open(st + "/audit.jsonl", "w").close()
@@ -389,7 +382,7 @@ subprocess.run(["bash", "-c", "/usr/bin/true probe && echo ran"])
 print("new log", "probe" in open(st + "/audit.jsonl").read(), "old log", "probe" in open(st + "/audit.jsonl.1").read())
 '
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = /dev/pts/0 ]
+	[ "${lines[0]}" = True ]
 	# B has a pty instance of its own (no pts/0 but its ptmx), and
 	# a /dev/shm holding only its records socket: A's file is not there
 	grep -qx refused <<<"$output"
@@ -402,20 +395,21 @@ print("new log", "probe" in open(st + "/audit.jsonl").read(), "old log", "probe"
 }
 
 @test "a keeper file forged to name a namespace a sandboxed command made is not joined" {
+	nap="4343.$$$RANDOM"
 	py "
 import os, subprocess, time
 sess = os.path.dirname(os.environ['TMPDIR'])
 open('$WS/sess', 'w').write(sess)
 # a tool leaves a process in a user namespace of its own
-p = subprocess.Popen(['bash', '-c', 'exec unshare -Ur sleep 4343'])
+p = subprocess.Popen(['bash', '-c', 'exec unshare -Ur sleep $nap'])
 while not os.path.exists('$WS/forged'):
     time.sleep(0.05)
 subprocess.run(['bash', '-c', 'readlink /proc/self/ns/user >after'], timeout=30)
 p.kill()
 " &
 	BGPID=$!
-	for _ in $(seq 100); do pgrep -u 65534 -f '^sleep 4343$' >/dev/null && break; sleep 0.1; done
-	pid=$(pgrep -u 65534 -f '^sleep 4343$')
+	await "$BGPID" pgrep -u 65534 -f "^sleep $nap\$"
+	pid=$(pgrep -u 65534 -f "^sleep $nap\$")
 	sess=$(cat "$WS/sess")
 	read -r _ key fresh dev _ _ <"$sess/keeper"
 	u=$(stat -L -c %i "/proc/$pid/ns/user")
@@ -425,7 +419,6 @@ p.kill()
 	echo "$pid $key $fresh $dev $u $m" >"$sess/keeper.new"
 	mv "$sess/keeper.new" "$sess/keeper"
 	: >"$WS/forged"
-	for _ in $(seq 100); do [ -s "$WS/after" ] && break; sleep 0.1; done
 	wait "$BGPID"
 	BGPID=
 	[ -s "$WS/after" ]
@@ -437,14 +430,16 @@ p.kill()
 	[ "$(id -u)" != 0 ] || chown 65534:65534 "$HOME/extra"
 	printf 'rw ~/extra\n' >"$BATS_TEST_TMPDIR/extra.policy"
 	chmod 644 "$BATS_TEST_TMPDIR/extra.policy"
+	# the agent holds its session until the test is done with it
 	py "
 import os, subprocess, time
 subprocess.run(['bash', '-c', 'readlink /proc/self/ns/user >ns1'], check=True)
 open('$WS/sess', 'w').write(os.path.dirname(os.environ['TMPDIR']))
-time.sleep(600)
+while not os.path.exists('$WS/go'):
+    time.sleep(0.05)
 " &
 	BGPID=$!
-	for _ in $(seq 100); do [ -s "$WS/sess" ] && break; sleep 0.1; done
+	await "$BGPID" test -s "$WS/sess"
 	sess=$(cat "$WS/sess")
 	# in the agent's session: the helper as the shim runs it, and with a
 	# policy of the tool's own that names one more writable path
@@ -457,6 +452,9 @@ time.sleep(600)
 	[ "$output" = "$(cat "$WS/ns1")" ]
 	run -0 sbxs --policy "$BATS_TEST_TMPDIR/extra.policy" -- bash -c 'readlink /proc/self/ns/user; echo b >~/extra/g'
 	[ "$output" != "$(cat "$WS/ns1")" ]
+	as_nobody touch "$WS/go"
+	wait "$BGPID"
+	BGPID=
 	# the first wrote to the session's layer, the second to the home
 	[ ! -e "$HOME/extra/f" ]
 	[ "$(cat "$HOME/extra/g")" = b ]
@@ -472,7 +470,7 @@ while not os.path.exists('$go'):
 print(os.path.isdir(os.environ['TMPDIR']))
 " >"$BATS_TEST_TMPDIR/a.out" &
 	BGPID=$!
-	for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/ws/tmpdir" ] && break; sleep 0.1; done
+	await "$BGPID" test -s "$BATS_TEST_TMPDIR/ws/tmpdir"
 	t=$(cat "$BATS_TEST_TMPDIR/ws/tmpdir")
 	run py 'print("b")'
 	[ "$status" -eq 0 ]
@@ -618,8 +616,7 @@ while not os.path.exists('$go'):
     time.sleep(0.05)
 " &
 	BGPID=$!
-	for _ in $(seq 100); do [ -e "$WS/a-ready" ] && break; sleep 0.1; done
-	[ -e "$WS/a-ready" ]
+	await "$BGPID" test -e "$WS/a-ready"
 	run py "
 import subprocess
 subprocess.run(['bash', '-c', 'cat ~/.run-a 2>&1; echo done'])
