@@ -160,10 +160,12 @@ struct es_verdict {
 /* Flags for es_filter. */
 #define ES_F_AGENT	0x1	/* target is the agent itself: keep secrets, capabilities */
 /*
- * The target runs in the sandbox: what an agent sets to tame its tools
+ * The target runs in the sandbox.  What an agent sets to tame its tools
  * (PAGER=cat, GIT_EDITOR=true, git's GIT_CONFIG_* hardening, a
- * NODE_OPTIONS of memory and warning flags) passes, when its value is
- * inert (docs/policy.md, "The boundary").
+ * NODE_OPTIONS of memory and warning flags) passes on every launch when
+ * its value is inert (docs/policy.md, "The boundary"); without this flag
+ * a git pair naming a program (cat, true) also needs the pager's or an
+ * editor's key.
  */
 #define ES_F_SANDBOX	0x2
 /*

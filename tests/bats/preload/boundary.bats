@@ -4,8 +4,10 @@
 # (nothing can leave); at the boundary, agent -> sandboxed command, what
 # the agent sets to tame its tools passes when inert, while secrets,
 # capabilities and classic injections are dropped as before; a program
-# the agent starts directly keeps today's rules.  Only fds 0-2 cross into
-# the sandbox.  The agent is python3 under the real shim, as uid 65534.
+# the agent starts directly gets the same taming values, but a git pair
+# naming a program only as the pager or an editor.  Only fds 0-2 cross
+# into the sandbox.  The agent is python3 under the real shim, as uid
+# 65534.
 
 load ../common
 
@@ -117,18 +119,35 @@ subprocess.run(['bash', '-c', sh], env=env)
 	grep -qx "log 0" <<<"$output"
 }
 
-@test "boundary: the same names set by the agent for a program started directly are dropped" {
+@test "boundary: a program the agent starts directly keeps the same taming values; a pair naming a program only as the pager" {
 	run py "
 import os, subprocess
 env = dict(os.environ, GIT_EDITOR='true', PAGER='cat', GIT_PAGER='cat',
-           GIT_CONFIG_GLOBAL='/dev/null', GIT_CONFIG_COUNT='1',
+           GIT_CONFIG_GLOBAL='/dev/null', GIT_CONFIG_COUNT='2',
            GIT_CONFIG_KEY_0='core.hooksPath', GIT_CONFIG_VALUE_0='/dev/null',
+           GIT_CONFIG_KEY_1='core.pager', GIT_CONFIG_VALUE_1='cat',
            NODE_OPTIONS='--max-old-space-size=4096')
+subprocess.run(['/usr/bin/env'], env=env)
+print('SECOND', flush=True)
+# core.hooksPath=cat outside would run the working tree's cat/pre-commit
+env = dict(os.environ, GIT_CONFIG_COUNT='1', GIT_CONFIG_KEY_0='core.hooksPath',
+           GIT_CONFIG_VALUE_0='cat')
 subprocess.run(['/usr/bin/env'], env=env)
 "
 	[ "$status" -eq 0 ]
+	local first=${output%%SECOND*} second=${output#*SECOND}
+	# run outside: no sandbox's namespaces
+	[[ "$output" != *ENVSHIM_SANDBOX_NS=* ]]
+	local v
+	for v in GIT_EDITOR=true PAGER=cat GIT_PAGER=cat GIT_CONFIG_GLOBAL=/dev/null \
+		GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null \
+		GIT_CONFIG_KEY_1=core.pager GIT_CONFIG_VALUE_1=cat \
+		NODE_OPTIONS=--max-old-space-size=4096; do
+		grep -qx "$v" <<<"$first" || { echo "lost $v"; false; }
+	done
+	output=$second
 	grep -q '^HOME=' <<<"$output"
-	lacks -e '^GIT_EDITOR=' -e '^PAGER=' -e '^GIT_PAGER=' -e '^GIT_CONFIG' -e '^NODE_OPTIONS='
+	lacks -e '^GIT_CONFIG_COUNT=' -e '^GIT_CONFIG_VALUE_0='
 }
 
 @test "boundary: injections the agent hands a sandboxed shell are still dropped" {
