@@ -57,9 +57,14 @@ enum es_rule_kind {
 };
 
 enum es_mode { ES_MODE_ENFORCE = 0, ES_MODE_AUDIT };
-/* ALL: as REQUIRED, and every program the agent starts, not only shells. */
-enum es_sandbox_mode { ES_SANDBOX_REQUIRED = 0, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF,
-	ES_SANDBOX_ALL };
+/*
+ * ALL (the default): every launch the agent makes but its own hand-overs
+ * and program rules' programs goes to the sandbox; SHELLS: only shells,
+ * shell scripts and unfollowable programs; OPTIONAL: as ALL, run
+ * unconfined where the sandbox cannot start; OFF: no sandbox.
+ */
+enum es_sandbox_mode { ES_SANDBOX_ALL = 0, ES_SANDBOX_SHELLS, ES_SANDBOX_OPTIONAL,
+	ES_SANDBOX_OFF };
 /* home-layer: the session's home layer goes with it, or stays per workspace */
 enum es_home_layer { ES_LAYER_SESSION = 0, ES_LAYER_WORKSPACE };
 enum es_unfollow { ES_UNFOLLOW_SANDBOX = 0, ES_UNFOLLOW_REFUSE, ES_UNFOLLOW_ALLOW };

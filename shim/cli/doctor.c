@@ -91,7 +91,7 @@ try_userns(void)
 
 /*
  * Runs argv (argv[0] is the file) in a scratch workspace holding a
- * policy of "sandbox required" and "log off" (its path replaces the
+ * policy of "sandbox all" and "log off" (its path replaces the
  * argument "POLICY"), with stdin from /dev/null, stderr and (out_too)
  * stdout into out, and token set as GITHUB_TOKEN when not NULL.  The
  * probes of doctor run the real programs this way.  Returns the wait
@@ -101,7 +101,7 @@ static int
 probe_run(char **argv, int out_too, const char *token, char *out,
     size_t len)
 {
-	static const char pol_text[] = "sandbox required\nlog off\n";
+	static const char pol_text[] = "sandbox all\nlog off\n";
 	char	 dir[] = "/tmp/envshim-doctor.XXXXXX", pol[sizeof(dir) + 8];
 	size_t	 n = 0, i;
 	ssize_t	 r;
@@ -164,7 +164,7 @@ done:
 
 /*
  * Runs the helper itself on /bin/true in a scratch workspace, with the
- * built-in policy, "sandbox required" and "log off": the helper, not this
+ * built-in policy, "sandbox all" and "log off": the helper, not this
  * command, is what an AppArmor profile or a container lets make
  * namespaces.  0 when the command ran confined; else -1, with the
  * helper's own reason (it names the cause and the fix) in why.
@@ -328,7 +328,7 @@ check_files(struct doc *d)
 /*
  * Contain mode as a user gets it: this very command runs `envshim
  * --contain -- /bin/sh -c ...` in a scratch workspace, with a token in
- * the environment, "sandbox required" and "log off" on top of the
+ * the environment, "sandbox all" and "log off" on top of the
  * user's layers.  The shell must come up through /etc/ld.so.preload,
  * filtered (no token) and in a sandbox of its own (another user
  * namespace).  0, or -1 with why: envshim's own line when it refused.

@@ -52,7 +52,7 @@ es_policy_init_zeroed(struct es_policy *p)
 	static const char builtin[] = "builtin";
 
 	p->mode = ES_MODE_ENFORCE;
-	p->sandbox = ES_SANDBOX_REQUIRED;
+	p->sandbox = ES_SANDBOX_ALL;
 	p->unfollowable = ES_UNFOLLOW_SANDBOX;
 	p->network = 1;
 	p->protect_self = 1;

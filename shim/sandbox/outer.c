@@ -17,7 +17,7 @@
  * as a struct over a close-on-exec pipe, which the outer turns into words.
  *
  * Never setuid: it refuses to run with AT_SECURE.  Fails closed: under
- * "sandbox required" the command never runs unconfined.
+ * "sandbox all" or "shells" the command never runs unconfined.
  */
 #include <sys/auxv.h>
 #include <sys/prctl.h>

@@ -1003,7 +1003,7 @@ test_init(void **state)
 {
 	(void)state;
 	assert_int_equal(pol.mode, ES_MODE_ENFORCE);
-	assert_int_equal(pol.sandbox, ES_SANDBOX_REQUIRED);
+	assert_int_equal(pol.sandbox, ES_SANDBOX_ALL);
 	assert_int_equal(pol.unfollowable, ES_UNFOLLOW_SANDBOX);
 	assert_int_equal(pol.network, 1);
 	assert_int_equal(pol.protect_self, 1);

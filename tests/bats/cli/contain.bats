@@ -142,7 +142,7 @@ teardown() {
 }
 
 @test "a shell outside the sandbox with no helper installed is refused, not run unconfined" {
-	policy 'sandbox required'
+	policy 'sandbox all'
 	run contain -- "$AGENT" run /bin/bash -c 'echo SHELL RAN'
 	[ "$status" -eq 126 ]
 	grep -q "envshim: refused /usr/bin/bash: the sandbox helper envshim-sandbox is not installed" <<<"$output"
@@ -191,7 +191,7 @@ teardown() {
 
 @test "as the user running the tests (root in CI and devcontainers) shells are sandboxed and the overlay holds" {
 	# contain() runs as nobody; this runs as whoever runs the suite.
-	policy 'sandbox required'
+	policy 'sandbox all'
 	cp "$BUILD/envshim-sandbox" "$BIN/"
 	mkdir -p "$BATS_TEST_TMPDIR/ws"
 	cd "$BATS_TEST_TMPDIR/ws"
@@ -233,7 +233,7 @@ teardown() {
 	mkdir -p "$BATS_TEST_TMPDIR/ws"
 	[ "$(id -u)" != 0 ] || chown 65534:65534 "$BATS_TEST_TMPDIR/ws"
 	cd "$BATS_TEST_TMPDIR/ws"
-	policy 'sandbox required'
+	policy 'sandbox all'
 	run contain -- "$AGENT" run /usr/bin/readlink /proc/self/ns/user
 	[ "$status" -eq 0 ]
 	local outside=$output

@@ -40,7 +40,7 @@ setup() {
 @test "a bad policy stops the launch with 125 before anything runs" {
 	p=$(policy_file bad <<<'sandbox perhaps')
 	run -125 "$ENVSHIM" --policy "$p" -- touch "$BATS_TEST_TMPDIR/ran"
-	[ "$output" = "envshim: $p:1: sandbox takes required, optional, off or all" ]
+	[ "$output" = "envshim: $p:1: sandbox takes all, shells, optional or off" ]
 	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
 }
 
