@@ -6,6 +6,10 @@ load ../cli
 
 setup() {
 	cli_setup
+	# A project of its own: the checkout holds the build, which envshim
+	# refuses to run from as a workspace.
+	mkdir -p "$BATS_TEST_TMPDIR/project"
+	cd "$BATS_TEST_TMPDIR/project"
 	LOG="$BATS_TEST_TMPDIR/audit.jsonl"
 	cat > "$LOG" <<'J'
 {"time":"2025-11-30T09:00:00.100Z","pid":100,"ppid":1,"hook":"execve","path":"/usr/bin/agent","argv":["agent"],"action":"run","inside":false,"agent":true,"mode":"enforce","dropped":[],"rewritten":[]}

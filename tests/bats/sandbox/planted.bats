@@ -217,3 +217,37 @@ GEMINI_GIT='GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null GIT_CONFIG_N
 		unset POLICY
 	done
 }
+
+@test "envshim's own files in the workspace: a build tree or a --policy file there is refused at the start" {
+	local who
+	for who in nobody root; do
+		as $who
+		# A build tree in the project: a sandboxed command rewrites the
+		# helper, which the agent's next launch executes outside.
+		mkdir -p "$WS/build"
+		cp "$R/bin/envshim" "$R/bin/libenvshim.so" "$R/bin/envshim-sandbox" "$WS/build/"
+		[ "$who" != nobody ] || [ "$(id -u)" != 0 ] || chown -R 65534:65534 "$WS/build"
+		run "${AS[@]}" env -i HOME="$H" PATH=/usr/bin:/bin WS="$WS" XDG_STATE_HOME="$ST" \
+			"$WS/build/envshim" -- /usr/bin/python3 -c '
+import os, subprocess
+print("agent", os.readlink("/proc/self/ns/mnt"), flush=True)
+subprocess.run(["bash", "-c", "printf \"#!/bin/sh\\nreadlink /proc/self/ns/mnt >>$WS/ran\\n\" >build/envshim-sandbox"])
+subprocess.run(["bash", "-c", "true"])'
+		echo "$who: $output"
+		[ "$status" -eq 125 ]
+		grep -q "^envshim: $WS/build/envshim is inside the working directory $WS\.$" <<<"$output"
+		[ ! -e "$WS/ran" ]
+		# A policy the commands could rewrite for the next run.
+		printf 'keep HARMLESS\n' >"$WS/p.policy"
+		[ "$who" != nobody ] || [ "$(id -u)" != 0 ] || chown 65534:65534 "$WS/p.policy"
+		run "${AS[@]}" env -i HOME="$H" PATH=/usr/bin:/bin XDG_STATE_HOME="$ST" \
+			"$R/bin/envshim" --policy "$WS/p.policy" -- /usr/bin/true
+		[ "$status" -eq 125 ]
+		grep -q "^envshim: $WS/p.policy is inside the working directory" <<<"$output"
+		# The same policy outside the project is used.
+		cp -p "$WS/p.policy" "$R/$who/p.policy"
+		run "${AS[@]}" env -i HOME="$H" PATH=/usr/bin:/bin XDG_STATE_HOME="$ST" \
+			"$R/bin/envshim" --policy "$R/$who/p.policy" -- /usr/bin/true
+		[ "$status" -eq 0 ]
+	done
+}
