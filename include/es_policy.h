@@ -59,9 +59,14 @@ enum es_rule_kind {
 };
 
 enum es_mode { ES_MODE_ENFORCE = 0, ES_MODE_AUDIT };
-/* ALL: as REQUIRED, and every program the agent starts, not only shells. */
-enum es_sandbox_mode { ES_SANDBOX_REQUIRED = 0, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF,
-	ES_SANDBOX_ALL };
+/*
+ * ALL (the default): every launch the agent makes but its own hand-overs
+ * and program rules' programs goes to the sandbox; SHELLS: only shells,
+ * shell scripts and unfollowable programs; OPTIONAL: as ALL, run
+ * unconfined where the sandbox cannot start; OFF: no sandbox.
+ */
+enum es_sandbox_mode { ES_SANDBOX_ALL = 0, ES_SANDBOX_SHELLS, ES_SANDBOX_OPTIONAL,
+	ES_SANDBOX_OFF };
 /* home-layer: the session's home layer goes with it, or stays per workspace */
 enum es_home_layer { ES_LAYER_SESSION = 0, ES_LAYER_WORKSPACE };
 enum es_unfollow { ES_UNFOLLOW_SANDBOX = 0, ES_UNFOLLOW_REFUSE, ES_UNFOLLOW_ALLOW };
@@ -165,10 +170,12 @@ struct es_verdict {
 /* Flags for es_filter. */
 #define ES_F_AGENT	0x1	/* target is the agent itself: keep secrets, capabilities */
 /*
- * The target runs in the sandbox: what an agent sets to tame its tools
+ * The target runs in the sandbox.  What an agent sets to tame its tools
  * (PAGER=cat, GIT_EDITOR=true, git's GIT_CONFIG_* hardening, a
- * NODE_OPTIONS of memory and warning flags) passes, when its value is
- * inert (docs/policy.md, "The boundary").
+ * NODE_OPTIONS of memory and warning flags) passes on every launch when
+ * its value is inert (docs/policy.md, "The boundary"); without this flag
+ * a git pair naming a program (cat, true) also needs the pager's or an
+ * editor's key.
  */
 #define ES_F_SANDBOX	0x2
 /*

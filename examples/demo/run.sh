@@ -80,7 +80,7 @@ BEGIN {
 	label["bashrc"] = "bash: echo ... >> ~/.bashrc"
 	label["ld-preload"] = "LD_PRELOAD=/tmp/evil.so for a child"
 	label["tool-secrets"] = "env (not a shell): secrets"
-	label["ssh-direct"] = "cat ~/.ssh/id_ed25519 (not a shell) (*)"
+	label["ssh-direct"] = "cat ~/.ssh/id_ed25519 (not a shell)"
 	while ((getline line < with) > 0) {
 		split(line, f, "\t")
 		w[f[1]] = f[2]
@@ -92,8 +92,9 @@ BEGIN {
 	    ($1 in w ? w[$1] : "(no answer)")
 }' "$D/without.txt"
 echo
-echo "(*) Only shells run in the sandbox: a program the agent starts itself"
-echo "    loses its secrets but sees the files you see (docs/threat-model.md)."
+echo "Every program the agent starts runs in the sandbox, not only shells: what"
+echo "it runs itself (git status, a tool on PATH) could run a file its shells"
+echo "wrote.  What envshim does not stop: docs/threat-model.md."
 if [ -s "$D/with.err" ]; then
 	echo "    Under envshim the agent's stderr said:"
 	sed 's/^/    /' "$D/with.err"

@@ -95,19 +95,21 @@ try_userns(void)
 }
 
 /*
- * Runs argv (argv[0] is the file) in a scratch workspace holding a
- * policy of "sandbox required" and "log off" (its path replaces the
- * argument "POLICY"), with stdin from /dev/null, stderr and (out_too)
- * stdout into out, and token set as GITHUB_TOKEN when not NULL.  The
- * probes of doctor run the real programs this way.  Returns the wait
- * status, or -1 with why.
+ * Runs argv (argv[0] is the file) in a scratch workspace, next to a
+ * policy of "sandbox all" and "log off" (its path replaces the argument
+ * "POLICY"; outside the workspace, where envshim refuses a policy the
+ * agent's commands could rewrite), with stdin from /dev/null, stderr
+ * and (out_too) stdout into out, and token set as GITHUB_TOKEN when not
+ * NULL.  The probes of doctor run the real programs this way.  Returns
+ * the wait status, or -1 with why.
  */
 static int
 probe_run(char **argv, int out_too, const char *token, char *out,
     size_t len)
 {
-	static const char pol_text[] = "sandbox required\nlog off\n";
+	static const char pol_text[] = "sandbox all\nlog off\n";
 	char	 dir[] = "/tmp/envshim-doctor.XXXXXX", pol[sizeof(dir) + 8];
+	char	 ws[sizeof(dir) + 4];
 	size_t	 n = 0, i;
 	ssize_t	 r;
 	pid_t	 pid = -1;
@@ -120,13 +122,14 @@ probe_run(char **argv, int out_too, const char *token, char *out,
 		return -1;
 	}
 	snprintf(pol, sizeof(pol), "%s/policy", dir);
+	snprintf(ws, sizeof(ws), "%s/ws", dir);
 	for (i = 0; argv[i] != NULL; i++)
 		if (strcmp(argv[i], "POLICY") == 0)
 			argv[i] = pol;
 	fd = open(pol, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd == -1 || write(fd, pol_text, sizeof(pol_text) - 1) !=
 	    (ssize_t)sizeof(pol_text) - 1 || chmod(dir, 0755) == -1 ||
-	    pipe2(p, O_CLOEXEC) == -1) {
+	    mkdir(ws, 0755) == -1 || pipe2(p, O_CLOEXEC) == -1) {
 		snprintf(out, len, "cannot prepare the probe: %s",
 		    strerror(errno));
 		goto done;
@@ -136,7 +139,7 @@ probe_run(char **argv, int out_too, const char *token, char *out,
 		fd = open("/dev/null", O_RDWR);
 		if (fd == -1 || dup2(fd, 0) == -1 ||
 		    dup2(out_too ? p[1] : fd, 1) == -1 || dup2(p[1], 2) == -1 ||
-		    chdir(dir) == -1 || setenv("ENVSHIM_WORKSPACE", dir, 1) == -1 ||
+		    chdir(ws) == -1 || setenv("ENVSHIM_WORKSPACE", ws, 1) == -1 ||
 		    (token != NULL && setenv("GITHUB_TOKEN", token, 1) == -1))
 			_exit(125);
 		unsetenv("ENVSHIM_CONFIG");
@@ -163,13 +166,14 @@ done:
 	if (fd != -1)
 		close(fd);
 	unlink(pol);
+	rmdir(ws);
 	rmdir(dir);
 	return st;
 }
 
 /*
  * Runs the helper itself on /bin/true in a scratch workspace, with the
- * built-in policy, "sandbox required" and "log off": the helper, not this
+ * built-in policy, "sandbox all" and "log off": the helper, not this
  * command, is what an AppArmor profile or a container lets make
  * namespaces.  0 when the command ran confined; else -1, with the
  * helper's own reason (it names the cause and the fix) in why.
@@ -333,7 +337,7 @@ check_files(struct doc *d)
 /*
  * Contain mode as a user gets it: this very command runs `envshim
  * --contain -- /bin/sh -c ...` in a scratch workspace, with a token in
- * the environment, "sandbox required" and "log off" on top of the
+ * the environment, "sandbox all" and "log off" on top of the
  * user's layers.  The shell must come up through /etc/ld.so.preload,
  * filtered (no token) and in a sandbox of its own (another user
  * namespace).  0, or -1 with why: envshim's own line when it refused.

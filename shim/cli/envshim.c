@@ -113,6 +113,37 @@ have_helper(const char *shim)
 }
 
 /*
+ * envshim's own files where the agent's sandboxed commands write (the
+ * workspace) run outside the sandbox what they wrote: the shim in the
+ * agent and its hand-overs, the helper before it clones, this command
+ * and the policy at the next start.  The first one's real path in buf,
+ * or NULL.
+ */
+static const char *
+own_file_in(const char *ws, const char *shim, const char *policy, char *buf,
+    size_t len)
+{
+	char		 real[PATH_MAX], helper[PATH_MAX + 32];
+	const char	*files[4];
+	size_t		 n = strlen(ws), i, k = 0;
+
+	if (len < PATH_MAX || ws[0] != '/' || n < 2)
+		return NULL;
+	files[k++] = "/proc/self/exe";
+	files[k++] = shim;
+	if (realpath(shim, real) != NULL && (size_t)snprintf(helper,
+	    sizeof(helper), "%s/envshim-sandbox", dirname(real)) < sizeof(helper))
+		files[k++] = helper;
+	if (policy != NULL)
+		files[k++] = policy;
+	for (i = 0; i < k; i++)
+		if (realpath(files[i], buf) != NULL &&
+		    strncmp(buf, ws, n) == 0 && buf[n] == '/')
+			return buf;
+	return NULL;
+}
+
+/*
  * The sandbox makes the agent's working directory writable, so the helper
  * refuses one that is / or holds the home directory: every shell the
  * agent started there would be refused.  Why, or NULL; the canonical
@@ -360,7 +391,7 @@ run(int argc, char **argv)
 	};
 	const char		*file = NULL, *why, *mode;
 	char			 shim[PATH_MAX], pol[PATH_MAX], exe[PATH_MAX];
-	char			 ws[PATH_MAX], prog[PATH_MAX];
+	char			 ws[PATH_MAX], prog[PATH_MAX], own[PATH_MAX];
 	struct es_cmd_hop	 hop;
 	struct es_policy	*p;
 	char			 log[ES_PATH_MAX], why_log[2 * ES_PATH_MAX];
@@ -369,6 +400,7 @@ run(int argc, char **argv)
 	int			 report, protect;
 	size_t			 i;
 
+	ws[0] = '\0';
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -474,6 +506,16 @@ run(int argc, char **argv)
 	if (file != NULL && absolute(file, pol, sizeof(pol)) == -1) {
 		fprintf(stderr, "envshim: %s: cannot make the path absolute\n",
 		    file);
+		return ES_EXIT_FAIL;
+	}
+	if (sandboxed && !audit && (why = own_file_in(ws, shim, file != NULL ?
+	    pol : NULL, own, sizeof(own))) != NULL) {
+		fprintf(stderr, "envshim: %s is inside the working directory "
+		    "%s.\nThe agent's sandboxed commands can write there, and "
+		    "envshim loads it outside the sandbox: what they wrote would "
+		    "run unconfined.\nInstall envshim (make install) or build it "
+		    "outside the project, and keep the policy out of it.\n",
+		    why, ws);
 		return ES_EXIT_FAIL;
 	}
 	for (i = 0; i < sizeof(inherited) / sizeof(inherited[0]); i++)

@@ -70,7 +70,7 @@ static const struct kw kws[] = {
 	{ "program",		KW_PROGRAM,	0 }
 };
 
-#define SCALAR_WORDS	4	/* values a scalar keyword may take */
+#define SCALAR_WORDS	5	/* values a scalar keyword may take */
 
 /* A scalar keyword: its words, their values, and where they are stored. */
 struct scalar {
@@ -87,10 +87,11 @@ static const struct scalar scalars[] = {
 	    offsetof(struct es_policy, mode),
 	    offsetof(struct es_policy, mode_layer),
 	    offsetof(struct es_policy, mode_line) },
-	{ "sandbox", "required, optional, off or all",
-	    { "required", "optional", "off", "all" },
-	    { ES_SANDBOX_REQUIRED, ES_SANDBOX_OPTIONAL, ES_SANDBOX_OFF,
-	    ES_SANDBOX_ALL },
+	/* "required", the older name of all, is read and printed as all */
+	{ "sandbox", "all, shells, optional or off",
+	    { "all", "shells", "optional", "off", "required" },
+	    { ES_SANDBOX_ALL, ES_SANDBOX_SHELLS, ES_SANDBOX_OPTIONAL,
+	    ES_SANDBOX_OFF, ES_SANDBOX_ALL },
 	    offsetof(struct es_policy, sandbox),
 	    offsetof(struct es_policy, sandbox_layer),
 	    offsetof(struct es_policy, sandbox_line) },
@@ -973,10 +974,13 @@ es_policy_format(const struct es_policy *p, unsigned int flags,
 		memcpy(&line, (const char *)p + sc->line, sizeof(line));
 		if (layer == 0 && !(flags & (ES_FMT_BUILTIN | ES_FMT_SETTINGS)))
 			continue;
+		/* the first word of a value: a later one is an older name */
 		for (j = 0; j < SCALAR_WORDS && sc->words[j] != NULL; j++)
-			if (sc->vals[j] == v)
+			if (sc->vals[j] == v) {
 				putline(&o, p, flags, sc->kw, sc->words[j],
 				    layer, line);
+				break;
+			}
 	}
 	if (p->log_layer != 0 || ((flags & ES_FMT_BUILTIN) &&
 	    p->log != ES_LOG_DEFAULT)) {

@@ -53,7 +53,7 @@ es_policy_init_zeroed(struct es_policy *p)
 	static const char builtin[] = "builtin";
 
 	p->mode = ES_MODE_ENFORCE;
-	p->sandbox = ES_SANDBOX_REQUIRED;
+	p->sandbox = ES_SANDBOX_ALL;
 	p->unfollowable = ES_UNFOLLOW_SANDBOX;
 	p->network = 1;
 	p->protect_self = 1;
@@ -643,7 +643,8 @@ git_pair(const char *s, size_t nlen)
 /*
  * What an agent sets to tame the tools it runs, with a value that does
  * only that: the pager, the editor and git's config switched off, memory
- * for node.  Names compare exactly, as the tools read them.
+ * for node.  Names compare exactly, as the tools read them.  Outside the
+ * sandbox a git pair's program name must also fit its key (pair_fits).
  */
 static int
 tame(const char *s, size_t nlen, const char *v, size_t vlen)
@@ -670,6 +671,49 @@ tame(const char *s, size_t nlen, const char *v, size_t vlen)
 		return digits(s + 17, nlen - 17) && inert(v, vlen);
 	if (nlen == 12 && memcmp(s, "NODE_OPTIONS", 12) == 0)
 		return node_inert(v, vlen);
+	return 0;
+}
+
+/* A value that names no program and no file: empty, or /dev/null. */
+static int
+void_value(const char *v, size_t n)
+{
+	return n == 0 || (n == 9 && memcmp(v, "/dev/null", 9) == 0);
+}
+
+/*
+ * Outside the sandbox, GIT_CONFIG_VALUE_n (envp[i]) naming a program
+ * (cat, true) passes only when its GIT_CONFIG_KEY_n, the first copy, is
+ * the pager or an editor, which git would otherwise look up on PATH all
+ * the same.  Under another key a bare name can mean a file of the
+ * workspace, which sandboxed commands write: core.hooksPath=cat runs
+ * cat/pre-commit of the working tree.  Gemini CLI's own git gets
+ * core.pager=cat and empty values.
+ */
+static int
+pair_fits(char *const envp[], size_t n, size_t i, size_t nlen)
+{
+	static const char *const keys[] = { "CORE.PAGER", "CORE.EDITOR",
+	    "SEQUENCE.EDITOR" };
+	char want[32];
+	size_t j, k, d = nlen - 17, klen;
+	const char *v;
+
+	if (d > sizeof(want) - 16)
+		return 0;
+	memcpy(want, "GIT_CONFIG_KEY_", 15);
+	memcpy(want + 15, envp[i] + 17, d);
+	want[15 + d] = '=';
+	for (j = 0; j < n; j++) {
+		if (envp[j] == NULL || strncmp(envp[j], want, 16 + d) != 0)
+			continue;
+		v = envp[j] + 16 + d;
+		klen = strlen(v);
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (strlen(keys[k]) == klen && es_upper_eq(keys[k], v, klen))
+				return 1;
+		return 0;
+	}
 	return 0;
 }
 
@@ -735,8 +779,7 @@ decide(const struct ctx *c, const char *s, size_t nlen,
 		}
 	}
 
-	if ((c->flags & ES_F_SANDBOX) &&
-	    (cls & (ES_NC_INJECTION | ES_NC_CHANGED)) && tame(s, nlen, val, vlen))
+	if ((cls & (ES_NC_INJECTION | ES_NC_CHANGED)) && tame(s, nlen, val, vlen))
 		return V(ES_KEEP, ES_R_TAME);
 	if ((cls & ES_NC_INJECTION) || (vlen >= 2 && val[0] == '(' &&
 	    val[1] == ')'))
@@ -909,6 +952,7 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 	size_t i, k, bytes = 0, no = 0, pre = (size_t)-1;
 	size_t gcount = (size_t)-1;	/* a tame GIT_CONFIG_COUNT */
 	int gbroken = 0;		/* one of its pairs dropped */
+	int gname = 0;			/* a tame pair value names a program */
 
 	c.p = p;
 	c.snap = snap;
@@ -983,6 +1027,23 @@ es_filter(const struct es_policy *p, const struct es_snapshot *snap,
 			gcount = i;
 		else if (sc.act[i] == ES_DROP && git_pair(s, nlen))
 			gbroken = 1;
+		else if (sc.why[i] == ES_R_TAME && nlen > 17 && s[11] == 'V' &&
+		    !void_value(s + nlen + 1, len - nlen - 1))
+			gname = 1;
+	}
+	/* Outside the sandbox a pair's program name must fit its key. */
+	for (i = 0; gname && !(flags & ES_F_SANDBOX) && i < n; i++) {
+		if (sc.why[i] != ES_R_TAME || sc.nlen[i] <= 17 ||
+		    memcmp(envp[i], "GIT_CONFIG_VALUE_", 17) != 0 ||
+		    void_value(envp[i] + sc.nlen[i] + 1,
+		    strlen(envp[i] + sc.nlen[i] + 1)) ||
+		    pair_fits(envp, n, i, sc.nlen[i]))
+			continue;
+		sc.act[i] = ES_DROP;
+		sc.why[i] = ES_R_INJECTION;
+		if (sc.gdrop[sc.first[i]] == 0)
+			sc.gdrop[sc.first[i]] = (unsigned char)(1 + ES_R_INJECTION);
+		gbroken = 1;
 	}
 	/*
 	 * git reads GIT_CONFIG_COUNT pairs and refuses to run when one is

@@ -102,6 +102,35 @@ marked(struct es_shim *s)
 }
 
 /*
+ * Inside only if the namespaces really are the helper's: ENVSHIM_SANDBOX_NS
+ * from the load-time environment names this process's own.  A launch root
+ * can be inside too: the helper run directly with the shim preloaded.
+ */
+static void
+prove_inside(struct es_shim *s)
+{
+	const char *ns = getenv("ENVSHIM_SANDBOX_NS");
+	unsigned long long n[4] = { 0, 0, 0, 0 };
+	ino_t uino, mino;
+	int k;
+
+	/*
+	 * Inside only if the namespaces really are the helper's.  Records go
+	 * to the helper's outer over the socket at ES_LOG_SOCK, whose inode
+	 * the fourth field is: the log is not in the sandbox.
+	 */
+	if (ns != NULL && (k = nums(ns, n, 4)) >= 2 &&
+	    ns_ino("user", &uino) == 0 && ns_ino("mnt", &mino) == 0 &&
+	    uino == (ino_t)n[0] && mino == (ino_t)n[1]) {
+		s->inside = 1;
+		s->sandbox_pid = (long)n[2];
+		if (k == 4)
+			s->log_sock = n[3];
+		keep_var(s, environ, &s->e_ns, ES_CAP_NS, "ENVSHIM_SANDBOX_NS");
+	}
+}
+
+/*
  * Any other process: the launch state comes from vars, the load-time
  * environment (or, in contain mode, the namespace's contain file).
  */
@@ -110,13 +139,11 @@ init_child(struct es_shim *s, char *const *vars)
 {
 	struct es_parse_err err;
 	char msg[ES_PATH_MAX + 256];
-	const char *cfg = es_env_value(vars, "ENVSHIM_CONFIG"), *ns = getenv("ENVSHIM_SANDBOX_NS");
+	const char *cfg = es_env_value(vars, "ENVSHIM_CONFIG");
 	const char *agent = es_env_value(vars, "ENVSHIM_AGENT");
-	unsigned long long a[4] = { 0, 0, 0, 0 }, n[4] = { 0, 0, 0, 0 };
+	unsigned long long a[4] = { 0, 0, 0, 0 };
 	char var[ES_CAP_AGENT];
-	ino_t uino, mino;
 	char *t;
-	int k;
 
 	keep_var(s, vars, &s->e_config, ES_CAP_CONFIG, "ENVSHIM_CONFIG");
 	keep_var(s, vars, &s->e_launch, ES_CAP_LAUNCH, "ENVSHIM_LAUNCH");
@@ -159,20 +186,7 @@ init_child(struct es_shim *s, char *const *vars)
 	if (s->e_tree[0] != '\0' &&
 	    es_tree_parse(s, s->e_tree + strlen("ENVSHIM_AGENT_TREE=")) != 0)
 		es_broken(s, "malformed ENVSHIM_AGENT_TREE", NULL);
-	/*
-	 * Inside only if the namespaces really are the helper's.  Records go
-	 * to the helper's outer over the socket at ES_LOG_SOCK, whose inode
-	 * the fourth field is: the log is not in the sandbox.
-	 */
-	if (ns != NULL && (k = nums(ns, n, 4)) >= 2 &&
-	    ns_ino("user", &uino) == 0 && ns_ino("mnt", &mino) == 0 &&
-	    uino == (ino_t)n[0] && mino == (ino_t)n[1]) {
-		s->inside = 1;
-		s->sandbox_pid = (long)n[2];
-		if (k == 4)
-			s->log_sock = n[3];
-		keep_var(s, environ, &s->e_ns, ES_CAP_NS, "ENVSHIM_SANDBOX_NS");
-	}
+	prove_inside(s);
 	if (s->pol.log == ES_LOG_PATH && s->pol.log_path != NULL &&
 	    (t = es_text_put(s, ES_PATH_MAX, NULL, s->pol.log_path)) != NULL)
 		s->log_path = t;
@@ -319,13 +333,18 @@ changed(const struct es_shim *s, const struct es_plan *pl)
 	return 0;
 }
 
+static int is_helper(const struct es_shim *);
+
 /*
  * Contain mode, before main: this process may have been started by a
  * parent the shim never saw (a static agent), with any environment.  So
- * it filters its own environment exactly as a hook would have, and a
- * shell outside the sandbox executes itself again through the helper,
- * with the same argv.  The agent itself keeps everything.  Only a change
- * is logged: a process a shim'd parent launched was logged by it.
+ * it filters its own environment exactly as a hook would have, and what
+ * the hook would have sent to the sandbox (under `sandbox all` every
+ * process outside but the agent's own files; a shell under `sandbox
+ * shells`) executes itself again through the helper, with the same argv,
+ * before anything of its own ran.  The agent itself keeps everything.
+ * Only a change is logged: a process a shim'd parent launched was logged
+ * by it.
  */
 static void
 contain_self(struct es_shim *s, char **argv)
@@ -347,9 +366,17 @@ contain_self(struct es_shim *s, char **argv)
 	exe[r > 0 ? r : 0] = '\0';
 	es_plan_init(&pl, "contain", exe, exe, environ);
 	t.unfollow = 0;		/* /etc/ld.so.preload follows into setuid programs */
-	pl.action = es_decide(s, &t, &why);
+	pl.action = es_decide(s, &t, 0, &why);	/* no program rules here */
+	/*
+	 * The helper is where a launch goes: one linked dynamically (the ASan
+	 * build, a stand-in) loads the shim through ld.so.preload, and sent
+	 * to the sandbox it would execute itself for ever.
+	 */
+	if (pl.action == ES_A_SANDBOX && is_helper(s))
+		pl.action = ES_A_RUN;
+	/* Broken, nothing can be planned: outside, nothing but the agent runs. */
 	if (s->broken) {
-		pl.action = t.shell && !s->inside ? ES_A_REFUSE : ES_A_RUN;
+		pl.action = s->inside ? ES_A_RUN : ES_A_REFUSE;
 		why = s->why;
 	} else if (pl.action == ES_A_SANDBOX && s->real_execve == NULL) {
 		pl.action = ES_A_REFUSE;
@@ -581,9 +608,11 @@ es_shim_init(struct es_shim *s, char **argv)
 	s->contain = contain > 0;
 	if (contain > 0)
 		init_child(s, vars);
-	else if (root)
+	else if (root) {
 		es_root_init(s, getenv("ENVSHIM_POLICY"), getenv("ENVSHIM_MODE"),
 		    environ, "/proc/self/exe", argv);
+		prove_inside(s);
+	}
 	else if (contain == 0)
 		init_child(s, environ);
 	free(cbuf);

@@ -113,8 +113,17 @@ exec_one(const struct req *r, const char *path, int search)
 		pl.handover = t.handed_to;
 	pl.agent = t.agent;
 	pl.program = es_program_for(&st, &t, target, r->argv, 0, &pl.withhold);
-	pl.action = es_decide(&st, &t, &why);
+	pl.action = es_decide(&st, &t, pl.withhold ? 0 : pl.program, &why);
 	pl.why = why;
+	/*
+	 * A file neither ELF nor "#!", which execvp runs with /bin/sh after
+	 * the kernel's ENOEXEC: sent to the sandbox as it is, the helper
+	 * would report the ENOEXEC, so it goes there as that fallback.
+	 */
+	if (search && t.other && pl.action == ES_A_SANDBOX) {
+		e = ENOEXEC;
+		goto noexec;
+	}
 	if (es_plan_make(&st, &pl, r->argv, NULL) != 0) {
 		es_log_refusal(&st, r->hook, path, r->argv, pl.why, ES_PID_SELF);
 		errno = EPERM;
@@ -152,12 +161,13 @@ exec_one(const struct req *r, const char *path, int search)
 	if (fdfl >= 0)
 		fcntl(keep, F_SETFD, fdfl);	/* the exec failed: as it was */
 	/* glibc's execvp runs a file the kernel calls ENOEXEC with /bin/sh. */
+noexec:
 	if (e == ENOEXEC && search && t.other) {
 		struct es_target sh = { .found = 1, .shell = 1 };
 
 		pl.target = "/bin/sh";
 		pl.program = pl.withhold = 0;	/* a shell is never a rule's */
-		pl.action = es_decide(&st, &sh, &why);
+		pl.action = es_decide(&st, &sh, 0, &why);
 		pl.why = why;
 		es_plan_release(&pl);
 		if (es_plan_make(&st, &pl, r->argv, path) == 0) {
@@ -469,7 +479,8 @@ spawn_common(const char *hook, pid_t *pidp, int *pidfd, const char *file,
 	 * A missing file is the child's error to report (posix_spawn returns
 	 * it); planning still filters, so nothing unfiltered ever runs.
 	 */
-	pl.action = t.found ? es_decide(&st, &t, &why) : ES_A_RUN;
+	pl.action = t.found ? es_decide(&st, &t,
+	    pl.withhold ? 0 : pl.program, &why) : ES_A_RUN;
 	pl.why = t.found ? why : NULL;
 	if (es_plan_make(&st, &pl, argv, NULL) != 0) {
 		es_log_refusal(&st, hook, path, argv, pl.why, 0);

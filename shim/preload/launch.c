@@ -408,8 +408,10 @@ judge_fd(const struct es_shim *s, int fd, const char *path, int named,
 		return;
 	}
 	t->found = 1;
-	if (!S_ISREG(sb.st_mode))
-		return;		/* the kernel refuses it; nothing to judge */
+	if (!S_ISREG(sb.st_mode)) {
+		t->special = 1;	/* the kernel refuses it; nothing to judge */
+		return;
+	}
 	if (top && !named) {
 		r = readlink(es_fd_path(proc, fd), real, sizeof(real) - 1);
 		real[r > 0 ? r : 0] = '\0';
@@ -606,14 +608,26 @@ es_judge(const struct es_shim *s, int dirfd, const char *path, int fd, int nofol
 		close(own);
 }
 
+/*
+ * Where a launch runs.  Whatever the agent starts outside the sandbox may
+ * execute or load a file its sandboxed commands wrote (a .git they made,
+ * a hook, node_modules/.bin, a module in the working directory), so under
+ * `sandbox all`, the default, everything goes in but the agent handing
+ * itself over and the program a program rule names (program: its index
+ * + 1, or 0), which the user configured.  `sandbox shells` confines only
+ * what runs what it is told: shells, shell scripts, unfollowable programs.
+ */
 int
-es_decide(const struct es_shim *s, const struct es_target *t, const char **why)
+es_decide(const struct es_shim *s, const struct es_target *t, int program,
+    const char **why)
 {
 	const struct es_policy *p = &s->pol;
 
 	*why = NULL;
 	if (s->inside)
 		return ES_A_RUN;	/* the sandbox already confines everything */
+	if (t->special)
+		return ES_A_RUN;	/* EACCES from the kernel, as without us */
 	/*
 	 * The agent handing itself over to a static program (Codex's musl
 	 * binary) in contain mode: /etc/ld.so.preload follows what it starts.
@@ -635,14 +649,11 @@ es_decide(const struct es_shim *s, const struct es_target *t, const char **why)
 			return ES_A_SANDBOX;
 		}
 	}
-	if (t->shell && p->sandbox != ES_SANDBOX_OFF)
+	if (p->sandbox == ES_SANDBOX_OFF)
+		return ES_A_RUN;
+	if (t->shell)
 		return ES_A_SANDBOX;
-	/*
-	 * sandbox all: every program the agent starts but the agent itself,
-	 * for agents whose shell tool interprets commands in-process (crush)
-	 * and execs only the programs named.
-	 */
-	if (p->sandbox == ES_SANDBOX_ALL && !t->agent)
+	if (p->sandbox != ES_SANDBOX_SHELLS && !t->agent && program == 0)
 		return ES_A_SANDBOX;
 	return ES_A_RUN;
 }

@@ -23,6 +23,7 @@ struct es_target {
 	int		 agent_file;	/* the file is the agent's, whoever launches it */
 	int		 handed;	/* ... another file than the root's: handed_to */
 	int		 other;		/* neither ELF nor "#!": ENOEXEC */
+	int		 special;	/* not a regular file: the kernel refuses it */
 	const char	*unfollow_why;
 	dev_t		 dev;		/* the file, as the agent's identity */
 	ino_t		 ino;
@@ -73,7 +74,8 @@ const char *es_caller_path(void);
 int	 es_join(char *buf, size_t cap, const char *dir, size_t dlen, const char *file);
 void	 es_judge(const struct es_shim *, int dirfd, const char *path, int fd,
 	    int nofollow, char *const *argv, struct es_target *);
-int	 es_decide(const struct es_shim *, const struct es_target *, const char **why);
+int	 es_decide(const struct es_shim *, const struct es_target *, int program,
+	    const char **why);
 /* The sandbox helper to run now, or NULL when none is installed. */
 const char *es_helper(const struct es_shim *);
 const char *es_precheck(const struct es_shim *, char *const *argv);

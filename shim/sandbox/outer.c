@@ -21,7 +21,7 @@
  * es_sbx_userns), or is the session keeper's.
  *
  * Never setuid: it refuses to run with AT_SECURE.  Fails closed: under
- * "sandbox required" the command never runs unconfined.
+ * "sandbox all" or "shells" the command never runs unconfined.
  */
 #include <sys/auxv.h>
 #include <sys/prctl.h>

@@ -56,10 +56,12 @@ static const struct ok_case ok_cases[] = {
 	{ "# only a comment\n\n   \t\n", "" },
 	{ "mode enforce", "mode enforce\n" },
 	{ "mode audit\n", "mode audit\n" },
-	{ "sandbox required", "sandbox required\n" },
+	{ "sandbox all", "sandbox all\n" },
+	{ "sandbox shells", "sandbox shells\n" },
+	/* the older name of all reads as all, and prints as all */
+	{ "sandbox required", "sandbox all\n" },
 	{ "sandbox optional", "sandbox optional\n" },
 	{ "sandbox off", "sandbox off\n" },
-	{ "sandbox all", "sandbox all\n" },
 	{ "network on", "network on\n" },
 	{ "network off", "network off\n" },
 	{ "unfollowable sandbox", "unfollowable sandbox\n" },
@@ -208,7 +210,7 @@ static const struct err_case err_cases[] = {
 	{ "mode strict", 1, "mode takes enforce or audit" },
 	{ "mode audit enforce", 1, "mode takes enforce or audit" },
 	{ "mode Audit", 1, "mode takes enforce or audit" },
-	{ "sandbox maybe", 1, "sandbox takes required, optional, off or all" },
+	{ "sandbox maybe", 1, "sandbox takes all, shells, optional or off" },
 	{ "network yes", 1, "network takes on or off" },
 	{ "unfollowable run", 1, "unfollowable takes sandbox, refuse or allow" },
 	{ "protect-self on", 1, "protect-self takes yes or no" },
@@ -445,7 +447,7 @@ test_layers(void **state)
 	P.nrules = 1;
 	assert_string_equal(fmt(&P, 0), "");
 	want = "mode enforce\t# builtin\n"
-	    "sandbox required\t# builtin\n"
+	    "sandbox all\t# builtin\n"
 	    "network off\t# builtin\n"
 	    "unfollowable sandbox\t# builtin\n"
 	    "protect-self no\t# builtin\n"

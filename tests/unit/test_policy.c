@@ -307,7 +307,7 @@ static const struct row rows[] = {
 	    ES_R_INJECTION),
 	K("shape cargo target dir", "CARGO_TARGET_DIR=/t", ES_R_DEFAULT),
 	K("shape cargo bare runner", "CARGO_TARGET__RUNNER=x", ES_R_DEFAULT),
-	DR("shape GIT_CONFIG_COUNT", "GIT_CONFIG_COUNT=1", ES_R_INJECTION),
+	DR("shape GIT_CONFIG_COUNT", "GIT_CONFIG_COUNT=1x", ES_R_INJECTION),
 	DR("shape LUA_INIT_5_4", "LUA_INIT_5_4=x", ES_R_INJECTION),
 	DR("shape LD_ anything", "LD_ANYTHING=x", ES_R_INJECTION),
 	DR("shape sudo PERLIO_DEBUG", "PERLIO_DEBUG=/x", ES_R_INJECTION),
@@ -407,9 +407,11 @@ test_agent(void **state)
 }
 
 /*
- * Into the sandbox (ES_F_SANDBOX), what tames a tool passes when its
- * value is inert; everything else is decided as for any tool.  A direct
- * launch (no flag) keeps today's verdicts: the control column.
+ * What tames a tool passes when its value is inert, into the sandbox
+ * (ES_F_SANDBOX) and on a direct launch alike (the agent's own git keeps
+ * Gemini CLI's hardening); everything else is decided as for any tool.
+ * Only a git pair's program name outside the sandbox needs its key to
+ * be the pager or an editor (test_boundary_pairs).
  */
 static void
 test_boundary(void **state)
@@ -428,6 +430,7 @@ test_boundary(void **state)
 		{ "GIT_CONFIG_VALUE_0=/dev/null", 1 },
 		{ "GIT_CONFIG_KEY_12=credential.helper", 1 },
 		{ "GIT_CONFIG_VALUE_12=", 1 },
+		{ "GIT_CONFIG_SYSTEM=/dev/null", 1 },
 		{ "NODE_OPTIONS=--max-old-space-size=4096", 1 },
 		{ "NODE_OPTIONS=--no-warnings --stack-size=2000", 1 },
 		/* not inert: a program, a file, code */
@@ -455,15 +458,17 @@ test_boundary(void **state)
 	for (i = 0; i < sizeof(tr) / sizeof(tr[0]); i++) {
 		in = one(&pol, &empty, ES_F_SANDBOX, tr[i].entry);
 		out = one(&pol, &empty, 0, tr[i].entry);
-		/* the direct launch drops every one of them */
-		bad += out.action != ES_DROP;
-		if (out.action != ES_DROP)
-			print_error("case \"%s\": kept for a direct launch\n",
-			    tr[i].entry);
-		if (tr[i].tame)
+		if (tr[i].tame) {
 			bad += check(tr[i].entry, in, ES_KEEP, ES_R_TAME);
-		else
+			bad += check(tr[i].entry, out, ES_KEEP, ES_R_TAME);
+		} else {
+			/* dropped, and for the same reason on both sides */
+			bad += out.action != ES_DROP;
+			if (out.action != ES_DROP)
+				print_error("case \"%s\": kept for a direct "
+				    "launch\n", tr[i].entry);
 			bad += check(tr[i].entry, in, out.action, out.reason);
+		}
 	}
 	/* a user's drop rule beats the tame rule */
 	{
@@ -505,6 +510,58 @@ test_boundary(void **state)
 		bad += check("count of whole pairs", r.v[0], ES_KEEP, ES_R_TAME);
 		bad += check("a whole pair's value", r.v[2], ES_KEEP, ES_R_TAME);
 	}
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * Outside the sandbox a git pair naming a program (cat, true) passes
+ * only as the pager or an editor: core.hooksPath=cat would run the
+ * working tree's cat/pre-commit, which sandboxed commands write.  What
+ * Gemini CLI sets for its own git (getSafeGitEnv) passes whole.
+ */
+static void
+test_boundary_pairs(void **state)
+{
+	static const struct es_snapshot empty;
+	static const char *const gemini[] = { "GIT_CONFIG_GLOBAL=/dev/null",
+	    "GIT_CONFIG_SYSTEM=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+	    "GIT_CONFIG_COUNT=8",
+	    "GIT_CONFIG_KEY_0=credential.helper", "GIT_CONFIG_VALUE_0=",
+	    "GIT_CONFIG_KEY_1=core.fsmonitor", "GIT_CONFIG_VALUE_1=",
+	    "GIT_CONFIG_KEY_2=core.hooksPath", "GIT_CONFIG_VALUE_2=",
+	    "GIT_CONFIG_KEY_3=core.sshCommand", "GIT_CONFIG_VALUE_3=",
+	    "GIT_CONFIG_KEY_4=core.pager", "GIT_CONFIG_VALUE_4=cat",
+	    "GIT_CONFIG_KEY_5=core.editor", "GIT_CONFIG_VALUE_5=",
+	    "GIT_CONFIG_KEY_6=sequence.editor", "GIT_CONFIG_VALUE_6=",
+	    "GIT_CONFIG_KEY_7=diff.external", "GIT_CONFIG_VALUE_7=", NULL };
+	static const char *const hooks[] = { "GIT_CONFIG_COUNT=2",
+	    "GIT_CONFIG_KEY_0=CORE.PAGER", "GIT_CONFIG_VALUE_0=cat",
+	    "GIT_CONFIG_VALUE_1=cat", "GIT_CONFIG_KEY_1=core.hooksPath",
+	    NULL };
+	static const char *const lone[] = { "GIT_CONFIG_VALUE_3=true",
+	    "GIT_CONFIG_KEY_30=core.editor", NULL };
+	struct run r;
+	size_t i;
+	int bad = 0;
+
+	(void)state;
+	filt(&pol, &empty, 0, NULL, &r, gemini);
+	for (i = 0; gemini[i] != NULL; i++)
+		bad += check(gemini[i], r.v[i], ES_KEEP, ES_R_TAME);
+	/* a program name under another key breaks the count outside */
+	filt(&pol, &empty, 0, NULL, &r, hooks);
+	bad += check("count", r.v[0], ES_DROP, ES_R_INJECTION);
+	bad += check("pager key", r.v[1], ES_KEEP, ES_R_TAME);
+	bad += check("pager value", r.v[2], ES_KEEP, ES_R_TAME);
+	bad += check("hooks value", r.v[3], ES_DROP, ES_R_INJECTION);
+	/* in the sandbox a bare name runs nothing outside it */
+	filt(&pol, &empty, ES_F_SANDBOX, NULL, &r, hooks);
+	for (i = 0; hooks[i] != NULL; i++)
+		bad += check(hooks[i], r.v[i], ES_KEEP, ES_R_TAME);
+	/* a value whose own key is missing (KEY_30 is another pair's) */
+	filt(&pol, &empty, 0, NULL, &r, lone);
+	bad += check("lone value", r.v[0], ES_DROP, ES_R_INJECTION);
+	bad += check("other key", r.v[1], ES_KEEP, ES_R_TAME);
 	assert_int_equal(bad, 0);
 }
 
@@ -953,7 +1010,7 @@ test_init(void **state)
 {
 	(void)state;
 	assert_int_equal(pol.mode, ES_MODE_ENFORCE);
-	assert_int_equal(pol.sandbox, ES_SANDBOX_REQUIRED);
+	assert_int_equal(pol.sandbox, ES_SANDBOX_ALL);
 	assert_int_equal(pol.unfollowable, ES_UNFOLLOW_SANDBOX);
 	assert_int_equal(pol.network, 1);
 	assert_int_equal(pol.protect_self, 1);
@@ -1226,6 +1283,7 @@ main(void)
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_agent),
 		cmocka_unit_test(test_boundary),
+		cmocka_unit_test(test_boundary_pairs),
 		cmocka_unit_test(test_inside),
 		cmocka_unit_test(test_rewrites),
 		cmocka_unit_test(test_path_many_entries),

@@ -13,7 +13,9 @@ KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD
 
 setup() {
 	nobody_dirs
-	PREFIX=$BATS_TEST_TMPDIR/prefix
+	# In the home, as a user's npm prefix: the tools, which run in the
+	# sandbox, see the home but not the host's /tmp.
+	PREFIX=$HOME/prefix
 	WS=$BATS_TEST_TMPDIR/ws
 	cd "$WS"
 }
@@ -64,9 +66,13 @@ envshim_nobody() {
 		"$ENVSHIM" "$@"
 }
 
-@test "Qwen Code's re-launch of another script of its package keeps the key; its tools do not" {
+@test "Qwen Code's re-launch of another script of its package keeps the key; its tools do not (sandbox shells)" {
 	qwen_like "$PREFIX"
-	run envshim_nobody -- qwen
+	# Under `sandbox shells` the tool runs outside, where it could hand
+	# the key on: it never becomes the agent.
+	printf 'sandbox shells\n' >"$BATS_TEST_TMPDIR/p"
+	chmod 644 "$BATS_TEST_TMPDIR/p"
+	run envshim_nobody --policy "$BATS_TEST_TMPDIR/p" -- qwen
 	[ "$status" -eq 0 ]
 	grep -qx "agent=$KEY" <<<"$output"
 	grep -qx "probe-agent=$KEY" <<<"$output"
@@ -85,17 +91,19 @@ envshim_nobody() {
 	chown -R 65534:65534 "$WS/local" 2>/dev/null || true
 	run envshim_nobody -- "$WS/local/node_modules/.bin/qwen"
 	[ "$status" -eq 0 ]
-	# The program named is the agent; what it hands to in the workspace is not.
+	# The program named is the agent; what it hands to in the workspace is
+	# not (a tool, sandboxed).  (Its own tool types the key for its child
+	# in the sandbox: probe-tool shows that one.)
 	grep -qx 'agent=' <<<"$output"
 	grep -qx 'probe-agent=' <<<"$output"
-	lacks -F "$KEY"
+	lacks -e "^agent=sk" -e "^probe-agent=sk" -e "^tool=sk"
 }
 
 @test "a package.json outside node_modules makes nothing the agent" {
-	mkdir -p "$BATS_TEST_TMPDIR/checkout"
-	qwen_like "$BATS_TEST_TMPDIR/checkout"
-	mv "$BATS_TEST_TMPDIR/checkout/node_modules/@qwen-code/qwen-code" "$BATS_TEST_TMPDIR/checkout/src"
-	run envshim_nobody -- node "$BATS_TEST_TMPDIR/checkout/src/cli-entry.js"
+	mkdir -p "$HOME/checkout"
+	qwen_like "$HOME/checkout"
+	mv "$HOME/checkout/node_modules/@qwen-code/qwen-code" "$HOME/checkout/src"
+	run envshim_nobody -- node "$HOME/checkout/src/cli-entry.js"
 	[ "$status" -eq 0 ]
 	grep -qx 'agent=' <<<"$output"
 	grep -qx 'probe-agent=' <<<"$output"
@@ -237,19 +245,20 @@ assert rg and rg[0]["action"] == "sandbox" and not rg[0]["agent"], rg
 PY
 }
 
-@test "sandbox all confines every tool, but the agent's hand-overs stay the agent" {
+@test "the default (sandbox all) confines every tool, but the agent's hand-overs stay the agent" {
 	qwen_like "$PREFIX"
-	printf 'sandbox all\n' >"$BATS_TEST_TMPDIR/p"
-	chmod 644 "$BATS_TEST_TMPDIR/p"
-	run envshim_nobody --policy "$BATS_TEST_TMPDIR/p" -- qwen
+	run envshim_nobody -- qwen
 	[ "$status" -eq 0 ]
 	grep -qx "agent=$KEY" <<<"$output"
 	grep -qx "probe-agent=$KEY" <<<"$output"
-	# The tool ran in the sandbox (whose private /tmp hides this install).
-	lacks -x "probe-tool=$KEY"
+	grep -qx 'tool=' <<<"$output"
+	# The tool ran in the sandbox, where what it sets reaches its child:
+	# the key it typed itself (from its argv) reaches the probe.
+	grep -qx "probe-tool=$KEY" <<<"$output"
 	python3 - "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl" <<'PY'
 import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1])]
+# (the helper's own records of what each sandbox hid aside)
+recs = [json.loads(l) for l in open(sys.argv[1]) if '"hook":"sandbox"' not in l]
 out = [r for r in recs if not r["inside"]]
 assert [r["action"] for r in out if r["agent"]] == ["run", "run"], out
 # the helper's own record of what a sandbox hid (the log's directory, at

@@ -142,7 +142,7 @@ teardown() {
 }
 
 @test "a shell outside the sandbox with no helper installed is refused, not run unconfined" {
-	policy 'sandbox required'
+	policy 'sandbox all'
 	run contain -- "$AGENT" run /bin/bash -c 'echo SHELL RAN'
 	[ "$status" -eq 126 ]
 	grep -q "envshim: refused /usr/bin/bash: the sandbox helper envshim-sandbox is not installed" <<<"$output"
@@ -191,7 +191,7 @@ teardown() {
 
 @test "as the user running the tests (root in CI and devcontainers) shells are sandboxed and the overlay holds" {
 	# contain() runs as nobody; this runs as whoever runs the suite.
-	policy 'sandbox required'
+	policy 'sandbox all'
 	cp "$BUILD/envshim-sandbox" "$BIN/"
 	mkdir -p "$BATS_TEST_TMPDIR/ws"
 	cd "$BATS_TEST_TMPDIR/ws"
@@ -239,7 +239,7 @@ teardown() {
 	# namespace the helper named, and its own (inode numbers of ended
 	# namespaces are reused, so two runs are not compared)
 	local where='import os; print(os.environ.get("ENVSHIM_SANDBOX_NS", "-:").split(":")[0], os.stat("/proc/self/ns/user").st_ino)'
-	policy 'sandbox required'
+	policy 'sandbox shells'
 	run contain -- "$AGENT" run /usr/bin/python3 -c "$where"
 	[ "$status" -eq 0 ]
 	[[ "$output" == "- "* ]]

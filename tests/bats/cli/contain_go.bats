@@ -30,7 +30,7 @@ setup() {
 	AGENT=$BIN/go_agent
 	printf 'echo EVIL RAN\n' >"$R/ws/evil.sh"
 	chmod 644 "$R/ws/evil.sh"
-	policy 'sandbox required'
+	policy 'sandbox all'
 	cd "$R/ws"
 }
 

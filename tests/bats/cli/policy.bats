@@ -182,7 +182,7 @@ P
 	u="$XDG_CONFIG_HOME/envshim/policy"
 	[[ "${lines[0]}" == "# effective envshim policy; layers: builtin"*" $u $p" ]]
 	[ "${lines[1]}" = "mode enforce	# $p:2" ]
-	[ "${lines[2]}" = "sandbox required	# builtin" ]
+	[ "${lines[2]}" = "sandbox all	# builtin" ]
 	[ "${lines[6]}" = "home visible	# builtin" ]
 	[ "${lines[7]}" = "home-layer session	# builtin" ]
 	[ "${lines[8]}" = "log-required no	# builtin" ]
@@ -227,7 +227,7 @@ P
 @test "policy with no layers shows the builtin settings, and where the lists are" {
 	run -0 "$ENVSHIM" policy
 	[ "${lines[1]}" = "mode enforce	# builtin" ]
-	[ "${lines[2]}" = "sandbox required	# builtin" ]
+	[ "${lines[2]}" = "sandbox all	# builtin" ]
 	[ "${lines[3]}" = "network on	# builtin" ]
 	[ "${lines[4]}" = "unfollowable sandbox	# builtin" ]
 	[ "${lines[5]}" = "protect-self yes	# builtin" ]

@@ -3,9 +3,11 @@
 # a sandboxed shell what a command sets for its own children reaches them
 # (nothing can leave); at the boundary, agent -> sandboxed command, what
 # the agent sets to tame its tools passes when inert, while secrets,
-# capabilities and classic injections are dropped as before; a program
-# the agent starts directly keeps today's rules.  Only fds 0-2 cross into
-# the sandbox.  The agent is python3 under the real shim, as uid 65534.
+# capabilities and classic injections are dropped as before; under
+# `sandbox shells` a program the agent starts directly gets the same
+# taming values, but a git pair naming a program only as the pager or an
+# editor.  Only fds 0-2 cross into the sandbox.  The agent is python3
+# under the real shim, as uid 65534.
 
 load ../common
 
@@ -19,7 +21,15 @@ setup() {
 py() {
 	as_nobody env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
 		XDG_STATE_HOME="$BATS_TEST_TMPDIR/state" GITHUB_TOKEN="$GH" \
-		LD_PRELOAD="$SHIM" python3 -u -c "$1" "${@:2}"
+		${POLICY:+ENVSHIM_POLICY=$POLICY} LD_PRELOAD="$SHIM" python3 -u -c "$1" "${@:2}"
+}
+
+# shells: the way back, `sandbox shells`, for the next py: what the agent
+# starts directly, but shells, runs outside the sandbox again.
+shells() {
+	POLICY=$BATS_TEST_TMPDIR/shells.policy
+	printf 'sandbox shells\n' >"$POLICY"
+	chmod 644 "$POLICY"
 }
 
 # sh_in SCRIPT: one sandboxed bash -c SCRIPT, from an agent with nothing set.
@@ -117,18 +127,36 @@ subprocess.run(['bash', '-c', sh], env=env)
 	grep -qx "log 0" <<<"$output"
 }
 
-@test "boundary: the same names set by the agent for a program started directly are dropped" {
+@test "boundary: sandbox shells, a program the agent starts directly keeps the same taming values; a pair naming a program only as the pager" {
+	shells
 	run py "
 import os, subprocess
 env = dict(os.environ, GIT_EDITOR='true', PAGER='cat', GIT_PAGER='cat',
-           GIT_CONFIG_GLOBAL='/dev/null', GIT_CONFIG_COUNT='1',
+           GIT_CONFIG_GLOBAL='/dev/null', GIT_CONFIG_COUNT='2',
            GIT_CONFIG_KEY_0='core.hooksPath', GIT_CONFIG_VALUE_0='/dev/null',
+           GIT_CONFIG_KEY_1='core.pager', GIT_CONFIG_VALUE_1='cat',
            NODE_OPTIONS='--max-old-space-size=4096')
+subprocess.run(['/usr/bin/env'], env=env)
+print('SECOND', flush=True)
+# core.hooksPath=cat outside would run the working tree's cat/pre-commit
+env = dict(os.environ, GIT_CONFIG_COUNT='1', GIT_CONFIG_KEY_0='core.hooksPath',
+           GIT_CONFIG_VALUE_0='cat')
 subprocess.run(['/usr/bin/env'], env=env)
 "
 	[ "$status" -eq 0 ]
+	local first=${output%%SECOND*} second=${output#*SECOND}
+	# run outside: no sandbox's namespaces
+	[[ "$output" != *ENVSHIM_SANDBOX_NS=* ]]
+	local v
+	for v in GIT_EDITOR=true PAGER=cat GIT_PAGER=cat GIT_CONFIG_GLOBAL=/dev/null \
+		GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null \
+		GIT_CONFIG_KEY_1=core.pager GIT_CONFIG_VALUE_1=cat \
+		NODE_OPTIONS=--max-old-space-size=4096; do
+		grep -qx "$v" <<<"$first" || { echo "lost $v"; false; }
+	done
+	output=$second
 	grep -q '^HOME=' <<<"$output"
-	lacks -e '^GIT_EDITOR=' -e '^PAGER=' -e '^GIT_PAGER=' -e '^GIT_CONFIG' -e '^NODE_OPTIONS='
+	lacks -e '^GIT_CONFIG_COUNT=' -e '^GIT_CONFIG_VALUE_0='
 }
 
 @test "boundary: injections the agent hands a sandboxed shell are still dropped" {
@@ -156,7 +184,8 @@ subprocess.run(['bash', '-c', 'ls >/dev/null; node -e 1; env; echo \"preload \$L
 	grep -q '^GIT_CONFIG_KEY_0=core.pager$' <<<"$output"
 }
 
-@test "boundary: only fds 0-2 cross into the sandbox; a direct program still inherits them" {
+@test "boundary: only fds 0-2 cross into the sandbox; a direct program (sandbox shells) still inherits them" {
+	shells
 	echo 'secret in a file' >"$HOME/cred"
 	[ "$(id -u)" != 0 ] || chown 65534:65534 "$HOME/cred"
 	run py "

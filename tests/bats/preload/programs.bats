@@ -257,7 +257,9 @@ print(json.loads(line[8:])["result"]["serverInfo"]["name"])' <<<"$output"
 }
 
 @test "a tool cannot forge the mark: ENVSHIM_PROGRAM it sets is dropped" {
-	policy "program mcp_server.py keep GITHUB_PERSONAL_ACCESS_TOKEN"
+	# The tool outside the sandbox (in it, what it sets is its own, and
+	# reaches only the sandbox): `sandbox shells`.
+	policy "program mcp_server.py keep GITHUB_PERSONAL_ACCESS_TOKEN" "sandbox shells"
 	# The agent is spawn; the test agent is its tool, and sets the mark
 	# and the token for a server it starts itself.
 	run as_nobody env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin \

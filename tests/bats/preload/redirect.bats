@@ -28,6 +28,14 @@ records() {
 	cat "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl"
 }
 
+# The way back, for the agent_nobody runs that say SHELLS: only shells,
+# shell scripts and unfollowable programs go to the sandbox.
+SHELLS() {
+	printf 'sandbox shells\n' >"$BATS_TEST_TMPDIR/shells.policy"
+	chmod 644 "$BATS_TEST_TMPDIR/shells.policy"
+	echo "ENVSHIM_POLICY=$BATS_TEST_TMPDIR/shells.policy"
+}
+
 @test "bash -c runs in new namespaces, filtered, with the shim loaded inside" {
 	run agent_nobody -- "$SPAWN" execvp bash -c \
 		'readlink /proc/self/ns/user; grep -c libenvshim /proc/self/maps; env; ls /proc | grep -c "^[0-9]"'
@@ -95,8 +103,9 @@ records() {
 		[ "$output" != "$OUTER_NS" ]
 		[[ "$output" == user:* ]]
 	done
-	# Control: a link to a tool that is no shell runs where the agent does.
-	run agent_nobody -- "$SPAWN" execve "$BATS_TEST_TMPDIR/ws/rl" /proc/self/ns/user
+	# Control: under `sandbox shells` a link to a tool that is no shell
+	# runs where the agent does.
+	run agent_nobody "$(SHELLS)" -- "$SPAWN" execve "$BATS_TEST_TMPDIR/ws/rl" /proc/self/ns/user
 	[ "$status" -eq 0 ]
 	[ "$output" = "$OUTER_NS" ]
 }
@@ -116,12 +125,12 @@ hello_in_sandbox() {
 	hello_in_sandbox "$BATS_TEST_TMPDIR/bin/static_hello"
 }
 
-@test "a dynamic program whose program headers sit past 1 MiB is followed, not sandboxed" {
+@test "a dynamic program whose program headers sit past 1 MiB is followed, not sandboxed (sandbox shells)" {
 	# As postject leaves a Node single-executable app (Copilot CLI): the
 	# kernel and ld.so read the headers wherever e_phoff says.
 	"$BATS_TEST_TMPDIR/bin/farphdr" /usr/bin/env "$BATS_TEST_TMPDIR/bin/far_env"
 	[ "$(od -An -t u8 -j 32 -N 8 "$BATS_TEST_TMPDIR/bin/far_env" | tr -d ' ')" -ge 1048576 ]
-	run agent_nobody -- "$SPAWN" posix_spawn "$BATS_TEST_TMPDIR/bin/far_env" bash -c env
+	run agent_nobody "$(SHELLS)" -- "$SPAWN" posix_spawn "$BATS_TEST_TMPDIR/bin/far_env" bash -c env
 	[ "$status" -eq 0 ]
 	assert_filtered
 	records | grep '"path":"'"$BATS_TEST_TMPDIR"'/bin/far_env"' | grep -q '"action":"run"'
@@ -171,8 +180,9 @@ os.execve(fd, ["xonly", "-u", "LD_PRELOAD", "--", "/usr/bin/readlink", "/proc/se
 	[[ "$output" == user:* ]]
 	[ "$output" != "$OUTER_NS" ]
 	# Nor does a namespace a tool makes itself, with the variable to match:
-	# python in its own user namespace execs bash claiming to be inside.
-	run agent_nobody -- "$SPAWN" execvp unshare -Ur python3 -c '
+	# python in its own user namespace execs bash claiming to be inside
+	# (a tool outside the sandbox: `sandbox shells`).
+	run agent_nobody "$(SHELLS)" -- "$SPAWN" execvp unshare -Ur python3 -c '
 import os
 ns = "%d:%d" % (os.stat("/proc/self/ns/user").st_ino, os.stat("/proc/self/ns/mnt").st_ino)
 print(os.readlink("/proc/self/ns/user"), flush=True)
@@ -218,22 +228,23 @@ echo peek done' "${GH:0:14}"
 	records | grep '"path":"/usr/bin/bash"' | grep -q '"action":"run"'
 }
 
-@test "sandbox all: an agent that interprets commands itself (no shell) has every program confined" {
+@test "sandbox all (the default): an agent that interprets commands itself (no shell) has every program confined" {
 	# As crush's Go shell: tests/progs/inproc_agent.c splits each command
 	# and spawns the program named, never a shell.
 	mkdir -p "$HOME/.ssh"
 	echo "PRIVATE KEY MATERIAL" >"$HOME/.ssh/id_ed25519"
 	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$HOME/.ssh"
 	local A=$BATS_TEST_TMPDIR/bin/inproc_agent
-	# Without it the programs run outside the sandbox: the check can fail.
-	run agent_nobody -- "$A" "cat $HOME/.ssh/id_ed25519" "readlink /proc/self/ns/user"
+	# Under `sandbox shells` the programs run outside: the check can fail.
+	printf 'sandbox shells\n' >"$BATS_TEST_TMPDIR/p"
+	chmod 644 "$BATS_TEST_TMPDIR/p"
+	run agent_nobody ENVSHIM_POLICY="$BATS_TEST_TMPDIR/p" -- "$A" \
+		"cat $HOME/.ssh/id_ed25519" "readlink /proc/self/ns/user"
 	[ "$status" -eq 0 ]
 	grep -qx "PRIVATE KEY MATERIAL" <<<"$output"
 	[ "${lines[1]}" = "$OUTER_NS" ]
-	printf 'sandbox all\n' >"$BATS_TEST_TMPDIR/p"
-	chmod 644 "$BATS_TEST_TMPDIR/p"
 	rm -f "$BATS_TEST_TMPDIR/state/envshim/audit.jsonl"
-	run agent_nobody ENVSHIM_POLICY="$BATS_TEST_TMPDIR/p" -- "$A" \
+	run agent_nobody -- "$A" \
 		"readlink /proc/self/ns/user" "cat $HOME/.ssh/id_ed25519" \
 		"touch $HOME/planted" "touch $BATS_TEST_TMPDIR/ws/made" "/usr/bin/env"
 	lacks -x "PRIVATE KEY MATERIAL"

@@ -390,9 +390,11 @@ except OSError as e:
 EOF
 	chmod 644 "$R/ws/sig.py"
 	# The agent holds a pidfd of a process of its own and lets it leak
-	# into a shell (sandboxed) and into python directly (the control).
+	# into a shell (sandboxed) and into python directly (the control,
+	# outside under `sandbox shells`).
+	pol 'sandbox shells'
 	run as_nobody env -i HOME="$R/home" PATH=/usr/bin:/bin XDG_STATE_HOME="$R/state" \
-		LD_PRELOAD="$SHIM" python3 -c '
+		ENVSHIM_POLICY="$POLICY" LD_PRELOAD="$SHIM" python3 -c '
 import os, subprocess
 def victim():
     v = subprocess.Popen(["/usr/bin/sleep", "30"])
@@ -432,9 +434,11 @@ else:
 EOF
 	chmod 644 "$R/ws/keys.py"
 	# The agent keeps a credential in a session keyring of its own, then
-	# runs the probe in a shell (sandboxed) and directly (the control).
+	# runs the probe in a shell (sandboxed) and directly (the control,
+	# outside under `sandbox shells`).
+	pol 'sandbox shells'
 	run as_nobody env -i HOME="$R/home" PATH=/usr/bin:/bin XDG_STATE_HOME="$R/state" \
-		LD_PRELOAD="$SHIM" python3 -c '
+		ENVSHIM_POLICY="$POLICY" LD_PRELOAD="$SHIM" python3 -c '
 import ctypes, subprocess
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall(250, 1, None)                  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
