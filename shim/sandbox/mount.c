@@ -969,6 +969,18 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 		    O_PATH | O_CLOEXEC)) == -1)
 			es_sbx_fail(pl, ES_S_BIND, (int)i);
 	}
+	/*
+	 * The session's tmp/ and var-tmp/ too: below the home (the sessions'
+	 * base in the state directory) the overlay would show them from its
+	 * lower layer, and what commands write there would land in the home's
+	 * layer, never seen by the agent; and a private home covers them.
+	 */
+	if (pl->s_tmp != NULL &&
+	    ((tfd = openat(AT_FDCWD, pl->s_tmp, O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1 ||
+	    (vfd = openat(AT_FDCWD, pl->s_vartmp, O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1))
+		es_sbx_fail(pl, ES_S_TMP, -1);
 	layered = home_layer(pl) == 0;
 	if (root_ro() == -1)
 		es_sbx_fail(pl, ES_S_ROOT_RO, -1);
@@ -979,12 +991,6 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 		    pl->mnt[i].path, O_PATH | O_CLOEXEC)) == -1)
 			es_sbx_fail(pl, ES_S_BIND, (int)i);
 	home_private(pl, 0);
-	if (pl->s_tmp != NULL &&
-	    ((tfd = openat(AT_FDCWD, pl->s_tmp, O_PATH | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) == -1 ||
-	    (vfd = openat(AT_FDCWD, pl->s_vartmp, O_PATH | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) == -1))
-		es_sbx_fail(pl, ES_S_TMP, -1);
 	if (pl->s_tmp != NULL)
 		session_tmp(pl, tfd, vfd);
 	else if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
@@ -1025,6 +1031,9 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 		    remount(m->path, 0) == -1)
 			es_sbx_fail(pl, ES_S_WRITABLE, (int)i);
 	}
+	/* the own path's mount point, while a private home is writable */
+	if (pl->s_tmp != NULL)
+		(void)make_target(pl->s_tmp, 1);
 	home_private(pl, 1);
 	priv_dirs(pl, 1);
 	setup_dev(pl);

@@ -302,3 +302,24 @@ subprocess.run(["sh", "-c", "ls -A \"$(dirname \"$(dirname \"$TMPDIR\")\")\""])'
 	# and nothing of the probe is left there
 	[ -z "$(find "$rt/envshim" -maxdepth 1 -name 'envshim-probe.*')" ]
 }
+
+@test "sessions in the home's state directory: /tmp and TMPDIR are one directory both ways, home private too" {
+	printf 'home private\n' >"$BATS_TEST_TMPDIR/private.policy"
+	chmod 644 "$BATS_TEST_TMPDIR/private.policy"
+	for pol in "" "ENVSHIM_POLICY=$BATS_TEST_TMPDIR/private.policy"; do
+		# no XDG_STATE_HOME, no XDG_RUNTIME_DIR: the base is below the home
+		run as_nobody env -i HOME="$HOME" PATH=/usr/bin:/bin $pol \
+			LD_PRELOAD="$SHIM" python3 -u -c '
+import os, subprocess
+t = os.environ["TMPDIR"]
+print("tmpdir", t)
+open(t + "/from-agent", "w").write("a\n")
+subprocess.run(["bash", "-c", "cat /tmp/from-agent; echo s >/tmp/from-shell; echo d >\"$TMPDIR/direct\""])
+print("agent reads", open(t + "/from-shell").read().strip(), open(t + "/direct").read().strip())
+'
+		[ "$status" -eq 0 ]
+		[[ "${lines[0]}" == "tmpdir $HOME/.local/state/envshim/sessions/"*/tmp ]]
+		[ "${lines[1]}" = a ]
+		[ "${lines[2]}" = "agent reads s d" ]
+	done
+}
