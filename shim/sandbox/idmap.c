@@ -18,6 +18,7 @@
  * NFS, 9p, FUSE; a kernel before 5.12) nothing is kept and the sandbox
  * is the kernel-uid-0 one.  Runs in the outer: may allocate.
  */
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -62,7 +63,7 @@ make_userns(void)
 	char path[64], line[64];
 	int p[2], fd = -1, ok = 1, n;
 	const char *map[] = { "uid_map", "gid_map" };
-	pid_t pid;
+	pid_t pid, outer = getpid();
 	size_t i;
 	char c;
 
@@ -74,7 +75,17 @@ make_userns(void)
 		return -1;
 	}
 	if (pid == 0) {
+		/*
+		 * Nothing of the caller's: an outer that dies (its caller did)
+		 * takes it along, and no pipe of a tool's is held open by it.
+		 */
 		close(p[0]);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
+		    getppid() != outer)
+			_exit(1);
+		close(0);
+		close(1);
+		close(2);
 		c = unshare(CLONE_NEWUSER) == 0;
 		(void)!write(p[1], &c, 1);
 		pause();	/* until the outer has what it needs */
