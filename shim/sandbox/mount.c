@@ -10,6 +10,7 @@
  * an fcntl, for kernels older than the flag.
  */
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -22,6 +23,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -454,6 +456,13 @@ es_sbx_root_ids(const struct es_sbx_plan *pl)
 	    syscall(SYS_setresgid, 0, 0, 0) == -1 ||
 	    syscall(SYS_setresuid, 0, 0, 0) == -1)
 		es_sbx_fail(pl, ES_S_SETUID, -1);
+	/*
+	 * New credentials clear the parent-death signal: armed again, or
+	 * an init whose outer died waits in pause() for good, holding the
+	 * command's output open.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
+		es_sbx_fail(pl, ES_S_PDEATHSIG, -1);
 }
 
 /*
