@@ -222,8 +222,8 @@ GEMINI_GIT='GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null GIT_CONFIG_N
 	local who
 	for who in nobody root; do
 		as $who
-		# A build tree in the project: a sandboxed command rewrites the
-		# helper, which the agent's next launch executes outside.
+		# A build tree in the project: a sandboxed command replaces the
+		# helper, which the agent's next launch executes, outside.
 		mkdir -p "$WS/build"
 		cp "$R/bin/envshim" "$R/bin/libenvshim.so" "$R/bin/envshim-sandbox" "$WS/build/"
 		[ "$who" != nobody ] || [ "$(id -u)" != 0 ] || chown -R 65534:65534 "$WS/build"
@@ -231,7 +231,7 @@ GEMINI_GIT='GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null GIT_CONFIG_N
 			"$WS/build/envshim" -- /usr/bin/python3 -c '
 import os, subprocess
 print("agent", os.readlink("/proc/self/ns/mnt"), flush=True)
-subprocess.run(["bash", "-c", "printf \"#!/bin/sh\\nreadlink /proc/self/ns/mnt >>$WS/ran\\n\" >build/envshim-sandbox"])
+subprocess.run(["bash", "-c", "rm -f build/envshim-sandbox && printf \"#!/bin/sh\\necho planted helper ran >>$WS/ran\\n\" >build/envshim-sandbox && chmod +x build/envshim-sandbox"])
 subprocess.run(["bash", "-c", "true"])'
 		echo "$who: $output"
 		[ "$status" -eq 125 ]
