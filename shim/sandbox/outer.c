@@ -57,7 +57,7 @@ static const char *const step_name[] = {
 	"make a ro path read-only", "mount /proc", "chdir", "read namespace ids",
 	"drop capabilities", "setsid", "join a new session keyring",
 	"scope with Landlock", "PR_SET_PDEATHSIG", "parent exited",
-	"fork", "exec"
+	"open a terminal", "fork", "exec"
 };
 _Static_assert(sizeof(step_name) / sizeof(step_name[0]) == ES_S_EXEC + 1,
     "a name for every step");
@@ -330,6 +330,14 @@ wait_for(pid_t pid)
 	return st;
 }
 
+/* One report from init; a terminal is relayed until it comes (tty.c). */
+static ssize_t
+read_msg(struct es_sbx_plan *pl, int fd, struct es_sbx_msg *m)
+{
+	es_sbx_tty_relay(pl, fd);
+	return read(fd, m, sizeof(*m));
+}
+
 /* Runs the command in a new session without namespaces (sandbox optional). */
 static void __attribute__((noreturn))
 unconfined(struct es_sbx_plan *pl)
@@ -470,6 +478,8 @@ main(int argc, char *argv[])
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
 	    getppid() != ppid)
 		es_sbx_refuse("the caller exited");
+	/* before a session's namespaces are joined: its /proc is not ours */
+	es_sbx_tty_plan(&pl);
 	/*
 	 * Signals wait until someone is there to receive them; also while a
 	 * keeper starts, which a signal must not leave without its file.
@@ -519,7 +529,7 @@ main(int argc, char *argv[])
 	 * the caller.  A report cut short is init's death.
 	 */
 	memset(&fmsg, 0, sizeof(fmsg));
-	while (!got && ((n = read(msgp[0], &m, sizeof(m))) ==
+	while (!got && ((n = read_msg(&pl, msgp[0], &m)) ==
 	    (ssize_t)sizeof(m) || (n == -1 && errno == EINTR))) {
 		if (n == -1)
 			continue;
@@ -530,6 +540,7 @@ main(int argc, char *argv[])
 			got = 1;
 		}
 	}
+	es_sbx_tty_end(&pl);
 	if (fmsg.kind == ES_M_FAIL && fmsg.step == ES_S_EXEC) {
 		dprintf(STDERR_FILENO, "envshim-sandbox: %s: %s\n", pl.path,
 		    strerror(fmsg.err));
