@@ -175,6 +175,7 @@ es_sbx_init(struct es_sbx_plan *pl)
 		(void)es_sbx_mounts_base(pl);
 	}
 	es_sbx_mounts_own(pl);
+	es_sbx_reveal(pl);
 	if (chdir(pl->cwd) == -1)
 		es_sbx_fail(pl, ES_S_CHDIR, -1);
 	if (set_nsvar(pl) == -1)

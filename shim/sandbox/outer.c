@@ -470,6 +470,7 @@ main(int argc, char *argv[])
 	log = es_sbx_log_path(&pol, home);
 	es_sbx_plan_session(&pl, &pol, home);
 	es_sbx_plan_mounts(&pl, &pol, home, log);
+	es_sbx_plan_reveal(&pl, home);
 	audit_hidden(&pol, log, &pl, home);
 
 	only_stdio(pl.path);

@@ -70,6 +70,13 @@ struct es_sbx_tty {
 	struct winsize	 ws;		/* ... and size: the new one's to start */
 };
 
+/* A directory shown inside a hidden one (reveal.c): hid/rel. */
+struct es_sbx_reveal {
+	const char	*hid;		/* the hidden directory */
+	const char	*rel;		/* below it: PROJECT/SESSION/tool-results */
+};
+#define ES_SBX_NREVEAL	4
+
 /* Everything init and the command need, prepared by the outer. */
 struct es_sbx_plan {
 	const char	*path;		/* resolved command */
@@ -103,6 +110,8 @@ struct es_sbx_plan {
 	int		 alivefd;	/* read end: EOF when the outer is gone */
 	sigset_t	 mask;		/* the caller's signal mask */
 	struct es_sbx_tty tty;
+	size_t		 nreveal;
+	struct es_sbx_reveal reveal[ES_SBX_NREVEAL];
 };
 
 /*
@@ -163,6 +172,16 @@ void	 es_sbx_keep(struct es_sbx_plan *) __attribute__((noreturn));
  */
 dev_t	 es_sbx_mounts_base(const struct es_sbx_plan *);
 void	 es_sbx_mounts_own(const struct es_sbx_plan *);
+int	 es_sbx_remount(const char *path, int ro);
+const char *es_sbx_fdpath(char *buf, size_t len, int fd);
+
+/*
+ * reveal.c: Claude Code's saved tool results of the shell's own session,
+ * shown inside the hidden transcripts.  The outer plans (plan_reveal,
+ * after the mounts); init shows them once the view is built (AS-safe).
+ */
+void	 es_sbx_plan_reveal(struct es_sbx_plan *, const char *home);
+void	 es_sbx_reveal(const struct es_sbx_plan *);
 
 /*
  * tty.c: a terminal of the sandbox's own for a command started on one.
