@@ -277,7 +277,10 @@ no_setid(void)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 }
 
-/* The command: a new session (no controlling tty: TIOCSTI), then exec. */
+/*
+ * The command: a new session, whose controlling terminal is none or one
+ * of its own (tty.c), never the caller's (TIOCSTI), then exec.
+ */
 static void __attribute__((noreturn))
 run_command(const struct es_sbx_plan *pl)
 {
@@ -287,6 +290,8 @@ run_command(const struct es_sbx_plan *pl)
 	sigprocmask(SIG_SETMASK, &pl->mask, NULL);
 	if (setsid() == -1)
 		m.step = ES_S_SETSID;
+	else if (pl->tty.on && es_sbx_tty_take(pl) == -1)
+		m.step = ES_S_TTY;
 	else if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
 		m.step = ES_S_PDEATHSIG;
 	else if (getppid() != 1) {
@@ -389,6 +394,7 @@ es_sbx_init(struct es_sbx_plan *pl)
 		(void)es_sbx_mounts_base(pl);
 	es_sbx_mounts_own(pl);
 	records_here(pl);
+	es_sbx_reveal(pl);
 	if (chdir(pl->cwd) == -1)
 		es_sbx_fail(pl, ES_S_CHDIR, -1);
 	if (set_nsvar(pl) == -1)
@@ -416,6 +422,8 @@ es_sbx_init(struct es_sbx_plan *pl)
 	if (es_landlock_scope() == -1)
 		es_sbx_fail(pl, ES_S_LANDLOCK, -1);
 	es_sbx_sig_forward(1);
+	if (pl->tty.on)
+		es_sbx_tty_open(pl);
 	/*
 	 * vfork: until its exec the command only makes system calls on
 	 * memory init does not touch again, so init's pages need no copy.
@@ -424,6 +432,8 @@ es_sbx_init(struct es_sbx_plan *pl)
 		es_sbx_fail(pl, ES_S_FORK, -1);
 	if (cmd == 0)
 		run_command(pl);
+	if (pl->tty.on)
+		close(pl->tty.slave);
 	es_sbx_sig_to(cmd);
 	sigprocmask(SIG_SETMASK, &pl->mask, NULL);
 	for (;;) {

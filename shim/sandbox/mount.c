@@ -1160,3 +1160,16 @@ es_sbx_mounts_own(const struct es_sbx_plan *pl)
 		proc_cover(pl);
 	}
 }
+
+/* For reveal.c: a mount made read-only, and an fd as a path for mount(2). */
+int
+es_sbx_remount(const char *path, int ro)
+{
+	return remount(path, ro);
+}
+
+const char *
+es_sbx_fdpath(char *buf, size_t len, int fd)
+{
+	return fdpath(buf, len, fd);
+}

@@ -66,7 +66,7 @@ static const char *const step_name[] = {
 	"drop capabilities", "setsid", "join a new session keyring",
 	"filter system calls",
 	"scope with Landlock", "PR_SET_PDEATHSIG", "parent exited",
-	"fork", "exec"
+	"open a terminal", "fork", "exec"
 };
 _Static_assert(sizeof(step_name) / sizeof(step_name[0]) == ES_S_EXEC + 1,
     "a name for every step");
@@ -449,6 +449,7 @@ wait_for(pid_t pid)
 	return st;
 }
 
+
 /* Runs the command in a new session without namespaces (sandbox optional). */
 static void __attribute__((noreturn))
 unconfined(struct es_sbx_plan *pl)
@@ -623,6 +624,7 @@ main(int argc, char *argv[])
 	es_sbx_plan_session(&pl, &pol, home);
 	es_sbx_plan_mounts(&pl, &pol, home, log);
 	es_sbx_plan_caps(&pl, &pol, home, caps, ncap);
+	es_sbx_plan_reveal(&pl, home);
 	audit_hidden(&pol, &pl, home);
 
 	only_stdio(pl.path);
@@ -631,6 +633,8 @@ main(int argc, char *argv[])
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
 	    getppid() != ppid)
 		es_sbx_refuse("the caller exited");
+	/* before a session's namespaces are joined: its /proc is not ours */
+	es_sbx_tty_plan(&pl);
 	/*
 	 * Signals wait until someone is there to receive them; also while a
 	 * keeper starts, which a signal must not leave without its file.
@@ -709,6 +713,8 @@ main(int argc, char *argv[])
 	pf[1].fd = pl.recfd;
 	pf[0].events = pf[1].events = POLLIN;
 	while (!got) {
+		/* on a terminal, relayed until there is a report or a record */
+		es_sbx_tty_relay(&pl, msgp[0], pf[1].fd);
 		if (poll(pf, 2, -1) == -1) {
 			if (errno == EINTR)
 				continue;
@@ -732,6 +738,7 @@ main(int argc, char *argv[])
 	}
 	if (pf[1].fd >= 0)
 		(void)records(&pol, &pl, ES_LOG_DRAIN);
+	es_sbx_tty_end(&pl);
 	if (fmsg.kind == ES_M_FAIL && fmsg.step == ES_S_EXEC) {
 		dprintf(STDERR_FILENO, "envshim-sandbox: %s: %s\n", pl.path,
 		    strerror(fmsg.err));

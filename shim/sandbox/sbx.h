@@ -9,8 +9,10 @@
 #ifndef ES_SBX_H
 #define ES_SBX_H
 
+#include <sys/ioctl.h>
 #include <sys/types.h>
 #include <signal.h>
+#include <termios.h>
 
 #include "es_limits.h"
 #include "es_policy.h"
@@ -26,8 +28,8 @@ enum es_sbx_step {
 	ES_S_WRITABLE, ES_S_TMP, ES_S_DEV, ES_S_DEVNODE, ES_S_PTS, ES_S_SHM,
 	ES_S_HIDE, ES_S_HOME, ES_S_RO_OPEN, ES_S_RO_LINK, ES_S_RO_PIN, ES_S_RO,
 	ES_S_PROC, ES_S_PROC_COVER, ES_S_CHDIR, ES_S_NSID, ES_S_CAPS, ES_S_SETSID,
-	ES_S_KEYRING, ES_S_SECCOMP, ES_S_LANDLOCK, ES_S_PDEATHSIG, ES_S_PARENT, ES_S_FORK,
-	ES_S_EXEC
+	ES_S_KEYRING, ES_S_SECCOMP, ES_S_LANDLOCK, ES_S_PDEATHSIG, ES_S_PARENT,
+	ES_S_TTY, ES_S_FORK, ES_S_EXEC
 };
 
 /* What init tells the outer, one write each. */
@@ -83,6 +85,23 @@ struct es_sbx_node {
 /* the policy's paths, the hide list, and the defaults with the caches (plan_cache) */
 #define ES_SBX_NMNT	(3 * ES_MAX_PATHS + ES_HIDE_MOUNTS + 128)
 
+/* A command started on a terminal gets one of the sandbox's own (tty.c). */
+struct es_sbx_tty {
+	int		 on;		/* the outer relays the caller's terminal */
+	int		 std;		/* bit n: fd n (0-2) was that terminal */
+	int		 sock;		/* init's end: the pair goes to the outer */
+	int		 slave;		/* init: the command's end, until its exec */
+	struct termios	 tio;		/* the caller's terminal's modes, */
+	struct winsize	 ws;		/* ... and size: the new one's to start */
+};
+
+/* A directory shown inside a hidden one (reveal.c): hid/rel. */
+struct es_sbx_reveal {
+	const char	*hid;		/* the hidden directory */
+	const char	*rel;		/* below it: PROJECT/SESSION/tool-results */
+};
+#define ES_SBX_NREVEAL	4
+
 /* Everything init and the command need, prepared by the outer. */
 struct es_sbx_plan {
 	const char	*path;		/* resolved command */
@@ -131,6 +150,9 @@ struct es_sbx_plan {
 					/* init binds it at ES_LOG_SOCK; or -1 */
 	unsigned long long recino;	/* init: ES_LOG_SOCK's inode (nsvar's ino) */
 	sigset_t	 mask;		/* the caller's signal mask */
+	struct es_sbx_tty tty;
+	size_t		 nreveal;
+	struct es_sbx_reveal reveal[ES_SBX_NREVEAL];
 };
 
 /*
@@ -223,6 +245,29 @@ dev_t	 es_sbx_mounts_base(const struct es_sbx_plan *);
 /* In idmap.c's user namespace: its root ids, no supplementary groups. */
 void	 es_sbx_root_ids(const struct es_sbx_plan *);
 void	 es_sbx_mounts_own(const struct es_sbx_plan *);
+int	 es_sbx_remount(const char *path, int ro);
+const char *es_sbx_fdpath(char *buf, size_t len, int fd);
+
+/*
+ * reveal.c: Claude Code's saved tool results of the shell's own session,
+ * shown inside the hidden transcripts.  The outer plans (plan_reveal,
+ * after the mounts); init shows them once the view is built (AS-safe).
+ */
+void	 es_sbx_plan_reveal(struct es_sbx_plan *, const char *home);
+void	 es_sbx_reveal(const struct es_sbx_plan *);
+
+/*
+ * tty.c: a terminal of the sandbox's own for a command started on one.
+ * The outer plans it before the clone (plan), relays it while it waits
+ * for init's report on fd (relay: returns when fd is readable), then
+ * drains it and gives the caller's terminal its modes back (end); init
+ * opens the pair (open) and the command takes its end (take): AS-safe.
+ */
+void	 es_sbx_tty_plan(struct es_sbx_plan *);
+void	 es_sbx_tty_relay(struct es_sbx_plan *, int fd, int also);
+void	 es_sbx_tty_end(struct es_sbx_plan *);
+void	 es_sbx_tty_open(struct es_sbx_plan *);
+int	 es_sbx_tty_take(const struct es_sbx_plan *);
 
 /*
  * signal.c: signals to the process that should see them.  save

@@ -200,37 +200,49 @@ for p in os.listdir(\"/proc\"):
 }
 
 @test "TIOCSTI and TIOCLINUX injection into the agent's terminal fail under a real pty (control: TIOCSTI works without)" {
+	# The attack types a command into every terminal it can reach; then
+	# the agent's shell reads the next line from its terminal: the
+	# injected one if it got there, else what the user types next.
 	local attack='python3 -c "
 import fcntl, termios, os
+fds = [0, 1, 2]
 try:
-    for c in \"echo INJECTED\\n\":
-        fcntl.ioctl(0, termios.TIOCSTI, c.encode())
-    print(\"tiocsti ok\")
+    fds.append(os.open(\"/dev/tty\", os.O_RDWR))
 except OSError as e:
-    print(\"tiocsti\", e.errno)
+    print(\"devtty\", e.errno)
+for fd in fds:
+    try:
+        for c in \"echo INJECTED\\n\":
+            fcntl.ioctl(fd, termios.TIOCSTI, c.encode())
+        print(\"tiocsti\", fd, \"ok\")
+    except OSError as e:
+        print(\"tiocsti\", fd, e.errno)
 try:
     fcntl.ioctl(0, 0x541C, bytes([2]) + bytes(10))   # TIOCLINUX, TIOCL_SETSEL
     print(\"tioclinux ok\")
 except OSError as e:
     print(\"tioclinux\", e.errno)
 "'
+	local then='; echo DONE; read -r line; echo "GOT:$line"'
 	export -f sbx_agent open_agent pol as_nobody
-	# script(1) runs its command with $SHELL; dash would drop the
-	# exported functions, so name bash whatever the caller's shell is.
-	export R GH SHIM ATTACK="$attack" SHELL=/bin/bash
-	run script -qec 'bash -c "open_agent \"\$ATTACK\""' /dev/null
+	export R GH SHIM ATTACK="$attack"
+	run python3 "$BATS_TEST_DIRNAME/../../progs/ptyrun.py" expect:DONE 'send:typed\n' -- \
+		bash -c "open_agent \"\$ATTACK\"$then"
 	# Kernels from 6.2 may forbid TIOCSTI to everyone (legacy_tiocsti=0).
 	if [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null)" != 0 ]; then
-		grep -q 'tiocsti ok' <<<"$output"
+		grep -qx 'GOT:echo INJECTED' <<<"$output"
 	fi
 	# TIOCLINUX needs a virtual console: a pty refuses it with or without
 	# the sandbox, so the TIOCLINUX line below is no sandbox property.
-	grep -q '^tioclinux [0-9]' <<<"${output//$'\r'/}"
-	run script -qec 'bash -c "sbx_agent \"\$ATTACK\""' /dev/null
-	output=${output//$'\r'/}
-	grep -q '^tiocsti [0-9]' <<<"$output"
 	grep -q '^tioclinux [0-9]' <<<"$output"
-	! grep -q -e 'tiocsti ok' -e 'tioclinux ok' <<<"$output"
+	# Inside, the command's terminal is its own: whatever it types there
+	# goes to itself, and dies with it.
+	run python3 "$BATS_TEST_DIRNAME/../../progs/ptyrun.py" expect:DONE 'send:typed\n' -- \
+		bash -c "sbx_agent \"\$ATTACK\"$then"
+	grep -q '^tiocsti 3 ' <<<"$output"
+	grep -qx 'GOT:typed' <<<"$output"
+	grep -q '^tioclinux [0-9]' <<<"$output"
+	lacks -e 'GOT:echo' -e 'tioclinux ok'
 }
 
 @test "persistence: ~/.bashrc, ~/.profile, ~/.ssh, .git/hooks, .git/config cannot be written or moved" {
