@@ -579,8 +579,10 @@ h = [r for r in recs if r["action"] == "hidden"]
 assert len(h) == 1, recs
 assert all(len(l) <= 8192 for l in open(sys.argv[1]).read().splitlines()), "a long line"
 n = len(h[0]["hidden"])
-# the 400 keys and the directory of the log itself
-assert 0 < n < 400 and n + h[0]["hidden_more"] == 401, (n, h[0].get("hidden_more"))
+# the 400 keys and the directory of the log itself, and what the host
+# holds itself (a /run/docker.sock), a few at most
+host = sum(1 for p in h[0]["hidden"] if not p.startswith("~"))
+assert 0 < n < 400 and 401 <= n + h[0]["hidden_more"] <= 401 + max(host, 8), (n, h[0].get("hidden_more"))
 assert "truncated" not in h[0], h[0]
 print(h[0]["hidden_more"])' "$LOGF"
 	more=$output
