@@ -451,10 +451,14 @@ run(int argc, char **argv)
 	    p->mode != ES_MODE_AUDIT;
 	if (sandboxed && !contain && es_is_shell(p, exe) &&
 	    reads_stdin(argv + optind))
-		fprintf(stderr, "envshim: %s is the agent: what is typed into "
-		    "it runs outside the sandbox; for a sandboxed shell, start "
-		    "one from it (%s)\n", base_name(argv[optind]),
-		    base_name(argv[optind]));
+		fprintf(stderr, p->sandbox == ES_SANDBOX_SHELLS ?
+		    "envshim: %s is the agent: what is typed into it runs "
+		    "outside the sandbox; for a sandboxed shell, start one "
+		    "from it (%s)\n" :
+		    "envshim: %s is the agent: it runs outside the sandbox, "
+		    "with its builtins and redirections; the programs it "
+		    "starts (%s too) are sandboxed\n",
+		    base_name(argv[optind]), base_name(argv[optind]));
 	/* Lost secrets are said from the log file, when there is one. */
 	report = found && es_log_file(p, getenv("HOME"), log, sizeof(log)) == 0;
 	protect = p->protect_self;

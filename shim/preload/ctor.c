@@ -104,30 +104,36 @@ marked(struct es_shim *s)
 /*
  * Inside only if the namespaces really are the helper's: ENVSHIM_SANDBOX_NS
  * from the load-time environment names this process's own.  A launch root
- * can be inside too: the helper run directly with the shim preloaded.
+ * can be inside too: the helper run directly with the shim preloaded.  A
+ * launch root's variable is nobody's forced value, though, and its own
+ * namespaces are easy to name: it must also find the records socket the
+ * helper's init made in the sandbox's private /dev/shm, by its inode.
  */
 static void
-prove_inside(struct es_shim *s)
+prove_inside(struct es_shim *s, int root)
 {
 	const char *ns = getenv("ENVSHIM_SANDBOX_NS");
 	unsigned long long n[4] = { 0, 0, 0, 0 };
+	struct stat st;
 	ino_t uino, mino;
 	int k;
 
 	/*
-	 * Inside only if the namespaces really are the helper's.  Records go
-	 * to the helper's outer over the socket at ES_LOG_SOCK, whose inode
-	 * the fourth field is: the log is not in the sandbox.
+	 * Records go to the helper's outer over the socket at ES_LOG_SOCK,
+	 * whose inode the fourth field is: the log is not in the sandbox.
 	 */
-	if (ns != NULL && (k = nums(ns, n, 4)) >= 2 &&
-	    ns_ino("user", &uino) == 0 && ns_ino("mnt", &mino) == 0 &&
-	    uino == (ino_t)n[0] && mino == (ino_t)n[1]) {
-		s->inside = 1;
-		s->sandbox_pid = (long)n[2];
-		if (k == 4)
-			s->log_sock = n[3];
-		keep_var(s, environ, &s->e_ns, ES_CAP_NS, "ENVSHIM_SANDBOX_NS");
-	}
+	if (ns == NULL || (k = nums(ns, n, 4)) < 2 ||
+	    ns_ino("user", &uino) != 0 || ns_ino("mnt", &mino) != 0 ||
+	    uino != (ino_t)n[0] || mino != (ino_t)n[1])
+		return;
+	if (root && (k != 4 || lstat(ES_LOG_SOCK, &st) == -1 ||
+	    !S_ISSOCK(st.st_mode) || st.st_ino != (ino_t)n[3]))
+		return;
+	s->inside = 1;
+	s->sandbox_pid = (long)n[2];
+	if (k == 4)
+		s->log_sock = n[3];
+	keep_var(s, environ, &s->e_ns, ES_CAP_NS, "ENVSHIM_SANDBOX_NS");
 }
 
 /*
@@ -186,7 +192,7 @@ init_child(struct es_shim *s, char *const *vars)
 	if (s->e_tree[0] != '\0' &&
 	    es_tree_parse(s, s->e_tree + strlen("ENVSHIM_AGENT_TREE=")) != 0)
 		es_broken(s, "malformed ENVSHIM_AGENT_TREE", NULL);
-	prove_inside(s);
+	prove_inside(s, 0);
 	if (s->pol.log == ES_LOG_PATH && s->pol.log_path != NULL &&
 	    (t = es_text_put(s, ES_PATH_MAX, NULL, s->pol.log_path)) != NULL)
 		s->log_path = t;
@@ -611,7 +617,7 @@ es_shim_init(struct es_shim *s, char **argv)
 	else if (root) {
 		es_root_init(s, getenv("ENVSHIM_POLICY"), getenv("ENVSHIM_MODE"),
 		    environ, "/proc/self/exe", argv);
-		prove_inside(s);
+		prove_inside(s, 1);
 	}
 	else if (contain == 0)
 		init_child(s, environ);

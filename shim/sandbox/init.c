@@ -212,6 +212,26 @@ setid_table(struct bpf *b, const unsigned int nr[10])
 	    SECCOMP_RET_ERRNO | ENOSYS));
 }
 
+/*
+ * io_uring's IORING_OP_OPENAT creates a file with a mode no system-call
+ * filter sees (a hostile review made a setuid root file so): a root
+ * caller's command has no io_uring, ENOSYS as on a kernel without it
+ * (libuv and the rest fall back).  Its three calls have one number in
+ * every table.
+ */
+static void
+no_uring(struct bpf *b)
+{
+	unsigned int nr;
+
+	for (nr = 425; nr <= 427; nr++) {
+		ins(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		    nr, 0, 1));
+		ins(b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+		    SECCOMP_RET_ERRNO | ENOSYS));
+	}
+}
+
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2	452
 #endif
@@ -256,6 +276,7 @@ no_setid(void)
 	    0, 0));
 	ins(&b, (struct sock_filter)LOAD(nr));
 	setid_table(&b, compat);
+	no_uring(&b);
 	ins(&b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 	    SECCOMP_RET_ALLOW));
 	b.f[at].jf = (unsigned char)(b.n - at - 1);
@@ -266,6 +287,7 @@ no_setid(void)
 	    ~0x40000000U));
 #endif
 	setid_table(&b, native);
+	no_uring(&b);
 	ins(&b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 	    SECCOMP_RET_ALLOW));
 	if (b.full) {

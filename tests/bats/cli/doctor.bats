@@ -255,7 +255,8 @@ reachable() {
 	p=$(policy_file p <<<$'hide ~/work/notes.txt\nhide ~/.config/acme/api-token.json')
 	run "$COPY/envshim" doctor --policy "$p"
 	[[ "$output" != *'not hidden:'* ]]
-	grep -qx 'ok   credential files: 1 credential store on this machine that shells see empty' <<<"$output"
+	grep -qxE 'ok   credential files: [0-9]+ credential stores? on this machine that shells see empty' <<<"$output"
+	[ "$(grep -c '^     hidden ([a-z]*): ~/' <<<"$output")" -eq 1 ]
 	if unshare -Um true 2>/dev/null; then
 		[ "$status" -eq 0 ]
 		[ "${lines[-1]}" = "all checks passed" ]

@@ -153,14 +153,24 @@ setup() {
 	cd "$BATS_TEST_TMPDIR/ws"
 	export XDG_STATE_HOME="$BATS_TEST_TMPDIR/state"
 	# what a user types, on stdin: not confined, but a shell it starts is
-	run -0 "$ENVSHIM" -- bash <<<'readlink /proc/self/ns/mnt; bash -c "readlink /proc/self/ns/mnt"'
+	# (the default, sandbox all: the shell's own programs are sandboxed,
+	# its builtins and redirections are not)
+	# its redirection reaches the host's /tmp, which a sandboxed one would not
+	run -0 "$ENVSHIM" -- bash <<<"echo outside >$BATS_TEST_TMPDIR/mark; readlink /proc/self/ns/mnt"
+	[ "${lines[0]}" = "envshim: bash is the agent: it runs outside the sandbox, with its builtins and redirections; the programs it starts (bash too) are sandboxed" ]
+	[ "${#lines[@]}" = 2 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/mark")" = outside ]
+	[ "${lines[1]}" != "$(readlink /proc/self/ns/mnt)" ]
+	printf 'sandbox shells\n' >"$BATS_TEST_TMPDIR/shells.policy"
+	chmod 644 "$BATS_TEST_TMPDIR/shells.policy"
+	run -0 "$ENVSHIM" --policy "$BATS_TEST_TMPDIR/shells.policy" -- bash <<<'readlink /proc/self/ns/mnt; bash -c "readlink /proc/self/ns/mnt"'
 	[ "${lines[0]}" = "envshim: bash is the agent: what is typed into it runs outside the sandbox; for a sandboxed shell, start one from it (bash)" ]
 	[ "${#lines[@]}" = 3 ]
 	[ "${lines[1]}" = "$(readlink /proc/self/ns/mnt)" ]
 	[ "${lines[2]}" != "${lines[1]}" ]
 	for sh in "sh -i" "bash -l" "dash"; do
 		run -0 "$ENVSHIM" -- $sh </dev/null
-		grep -q "^envshim: ${sh%% *} is the agent: what is typed into it runs outside the sandbox" <<<"$output"
+		grep -q "^envshim: ${sh%% *} is the agent: it runs outside the sandbox" <<<"$output"
 	done
 	# a shell running a script or -c is a wrapper, as version managers
 	# make them: no word

@@ -654,6 +654,22 @@ find . -maxdepth 1 -perm /6000 -name "s*" | sort | tr "\n" " "; echo'
 	[ -z "$(find "$R/rws" -perm /6000)" ]
 }
 
+@test "root agent: io_uring's openat leaves no setuid file of root's either (control: it does without the sandbox)" {
+	[ "$(id -u)" = 0 ] || skip "the attack is a root agent's"
+	# the build tree: the sandbox's /var/tmp is the session's, not $R
+	local u=$BUILD/progs/uring_open
+	plant="$u u1 4755; $u u2 6755; find . -maxdepth 1 -perm /6000 -name 'u*' | sort | tr '\n' ' '; echo"
+	run open_root "$plant"
+	[[ "$output" == *./u1*./u2* ]]
+	rm -f "$R"/rws/u[12]
+	for mode in "" --contain; do
+		run sbx_root $mode "$plant"
+		[ "$status" -eq 0 ]
+		grep -q 'setup=-38' <<<"$output"
+		[ -z "$(find "$R/rws" -perm /6000)" ]
+	done
+}
+
 # Opens each device node for writing, closes it unwritten.
 OPEN_DEV='python3 -c "
 import os, sys
