@@ -26,6 +26,11 @@
 
 #include "sbx.h"
 
+/* linux/fs.h's, which would clash with sys/mount.h */
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE	(1 << 0)
+#endif
+
 /* The host devices the private /dev keeps, each bound on its own. */
 static const char *const dev_nodes[] = {
 	"null", "zero", "full", "random", "urandom", "tty"
@@ -207,6 +212,235 @@ mount_root(int fd)
 	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
 }
 
+/* An empty file of mode, made now: 0, or -1 with errno. */
+static int
+mkfile(int dfd, const char *name, mode_t mode)
+{
+	int fd;
+
+	if ((fd = openat(dfd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW |
+	    O_CLOEXEC, mode)) == -1)
+		return -1;
+	return close(fd);
+}
+
+/*
+ * A directory in the way (it is not empty) moved aside, within its own
+ * directory, under a name of ours: 0, or -1 with errno.
+ */
+static int
+aside(int dfd, const char *name)
+{
+	char to[64];
+	size_t off;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		off = 0;
+		es_sbx_put_str(to, sizeof(to), &off, ".envshim-moved.");
+		es_sbx_put_ulong(to, sizeof(to), &off, (unsigned long)getpid());
+		es_sbx_put_str(to, sizeof(to), &off, ".");
+		es_sbx_put_ulong(to, sizeof(to), &off, (unsigned long)i);
+		if (syscall(SYS_renameat2, dfd, name, dfd, to,
+		    RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+enum { AT_LOOK, AT_DIR, AT_FILE };
+
+/*
+ * One name of at_path in dfd: a directory, unless it is the last one and
+ * a file is wanted.  With AT_LOOK it must be there and not a link (the
+ * last one may be of any other kind); else it is made so: what is
+ * missing is made (directories of mode), a link, file or fifo in the way
+ * removed, a directory in the way moved aside.  O_PATH fd, -1 with errno.
+ */
+static int
+at_one(int dfd, const char *name, int make, int last, mode_t mode)
+{
+	int dir = !last || make != AT_FILE, fd, i;
+	struct stat st;
+
+	for (i = 0; i < 4; i++) {
+		if ((fd = openat(dfd, name, O_PATH | O_NOFOLLOW |
+		    O_CLOEXEC)) != -1) {
+			if (fstat(fd, &st) == -1) {
+				close(fd);
+				return -1;
+			}
+			if (!S_ISLNK(st.st_mode) && (make == AT_LOOK ?
+			    (last || S_ISDIR(st.st_mode)) :
+			    dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)))
+				return fd;
+			close(fd);
+			errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+			if (make == AT_LOOK)
+				return -1;
+			if (!S_ISDIR(st.st_mode) ?
+			    unlinkat(dfd, name, 0) == -1 :
+			    unlinkat(dfd, name, AT_REMOVEDIR) == -1 &&
+			    aside(dfd, name) == -1)
+				return -1;
+		} else if (errno != ENOENT || make == AT_LOOK)
+			return -1;
+		if ((dir ? mkdirat(dfd, name, mode) :
+		    mkfile(dfd, name, 0600)) == -1 && errno != EEXIST)
+			return -1;
+	}
+	errno = ELOOP;
+	return -1;
+}
+
+#ifndef SYS_openat2
+#define SYS_openat2	437
+#endif
+
+/*
+ * path opened O_PATH in one call that follows no link on the way
+ * (openat2, RESOLVE_NO_SYMLINKS, Linux 5.6+): the way as planned, no
+ * walk needed.  -1 when anything is off, or the kernel cannot.
+ */
+static int
+at_once(const char *path)
+{
+	struct { uint64_t flags, mode, resolve; } how = {
+		O_PATH | O_CLOEXEC, 0, 0x04 | 0x02	/* NO_SYMLINKS, NO_MAGICLINKS */
+	};
+
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
+/*
+ * Opens path, absolute and without a link (the plan resolved it), one
+ * name at a time without following a link.  Where a sandboxed command
+ * writes (the session's /tmp, the home's layer, the workspace) it may
+ * have left anything on the way: with AT_LOOK such a path is not the
+ * one planned (-1); with AT_DIR or AT_FILE the way is made as planned
+ * (at_one).  *pfd, when pfd is not NULL, gets the last name's directory
+ * and name that name, to open what is mounted there afterwards.  O_PATH
+ * fd, or -1 with errno.  Most ways are as planned: one openat2 for the
+ * directory, and the walk only when it finds something off.
+ */
+static int
+at_path(const char *path, int make, int *pfd, char *name)
+{
+	char comp[NAME_MAX + 1], dir[ES_PATH_MAX];
+	const char *s = path, *e, *slash = strrchr(path, '/');
+	int dfd, fd, last;
+	size_t n;
+
+	if (slash != NULL && slash > path && slash[1] != '\0' &&
+	    (size_t)(slash - path) < sizeof(dir) &&
+	    strlen(slash + 1) <= NAME_MAX) {
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+		if ((dfd = at_once(dir)) != -1) {
+			if ((fd = at_one(dfd, slash + 1, make, 1, 0755)) == -1 ||
+			    pfd == NULL)
+				close(dfd);
+			else {
+				*pfd = dfd;
+				memcpy(name, slash + 1, strlen(slash + 1) + 1);
+			}
+			return fd;
+		}
+	}
+	if ((dfd = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	for (;;) {
+		while (*s == '/')
+			s++;
+		e = strchrnul(s, '/');
+		if ((n = (size_t)(e - s)) == 0 || n > NAME_MAX) {
+			close(dfd);
+			errno = n == 0 ? EINVAL : ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(comp, s, n);
+		comp[n] = '\0';
+		for (s = e; *s == '/'; s++)
+			;
+		last = *s == '\0';
+		if ((fd = at_one(dfd, comp, make, last, 0755)) == -1 || !last) {
+			close(dfd);
+			if (fd == -1)
+				return -1;
+			dfd = fd;
+			continue;
+		}
+		if (pfd != NULL) {
+			*pfd = dfd;
+			memcpy(name, comp, n + 1);
+		} else
+			close(dfd);
+		return fd;
+	}
+}
+
+/* What is mounted on name in dfd now, O_PATH: the mount's own root. */
+static int
+mounted(int dfd, const char *name)
+{
+	return openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/*
+ * A 4 KiB tmpfs on /dev/shm holding one empty file (f) and one empty
+ * directory (d), read-only, while placeholders are bound from it: its
+ * device.  Not on /tmp: a session binds a home or workspace that lives
+ * under /tmp back at its path, and a scratch mount there would hide it
+ * while the binds are made.  scratch_off detaches it; the binds hold it.
+ */
+static dev_t
+scratch_on(const struct es_sbx_plan *pl, int step)
+{
+	struct stat st;
+	int f;
+
+	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV |
+	    MS_NOEXEC, "mode=0755,size=4k,nr_inodes=4") == -1 ||
+	    (f = openat(AT_FDCWD, "/dev/shm/f", O_CREAT | O_EXCL | O_WRONLY |
+	    O_CLOEXEC, 0600)) == -1 || close(f) == -1 ||
+	    mkdir("/dev/shm/d", 0700) == -1 || remount("/dev/shm", 1) == -1 ||
+	    stat("/dev/shm/f", &st) == -1)
+		es_sbx_fail(pl, step, -1);
+	return st.st_dev;
+}
+
+static void
+scratch_off(const struct es_sbx_plan *pl, int step)
+{
+	if (umount2("/dev/shm", MNT_DETACH) == -1)
+		es_sbx_fail(pl, step, -1);
+}
+
+/*
+ * A link where a read-only path goes (a .git/hooks a command planted to
+ * point at what it writes) is not followed, nor fatal: an empty
+ * read-only file covers it (only a file goes on a link), so nothing is
+ * found or written there and it cannot be moved.
+ */
+static void
+ro_cover(const struct es_sbx_plan *pl, int dfd, const char *comp, int item)
+{
+	char fp[40];
+	int fd;
+
+	if ((fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		es_sbx_fail(pl, ES_S_RO_LINK, item);
+	(void)scratch_on(pl, ES_S_RO_LINK);
+	if (mount("/dev/shm/f", fdpath(fp, sizeof(fp), fd), NULL, MS_BIND,
+	    NULL) == -1)
+		es_sbx_fail(pl, ES_S_RO_LINK, item);
+	scratch_off(pl, ES_S_RO_LINK);
+	close(fd);
+}
+
 /*
  * Makes rel (below the workspace) read-only.  Every directory between the
  * workspace and rel becomes a mount of itself first: a mount point cannot
@@ -239,9 +473,11 @@ protect_ro(const struct es_sbx_plan *pl, int item)
 		if ((fd = open_nofollow(dfd, comp)) == -1 && errno == ENOENT &&
 		    e == NULL && pl->mnt[item].mkdir && mkdirat(dfd, comp, 0755) == 0)
 			fd = open_nofollow(dfd, comp);
+		if (fd == -2) {
+			ro_cover(pl, dfd, comp, item);
+			break;
+		}
 		if (fd < 0) {
-			if (fd == -2)
-				es_sbx_fail(pl, ES_S_RO_LINK, item);
 			if (errno == ENOENT || errno == ENOTDIR)
 				break;		/* nothing to protect */
 			es_sbx_fail(pl, ES_S_RO_OPEN, item);
@@ -340,40 +576,9 @@ setup_dev(const struct es_sbx_plan *pl)
 }
 
 /*
- * A mount point for a bind whose target the private /tmp covered: its
- * directories, then a directory or an empty file like the source.
- */
-static int
-make_target(const char *path, int dir)
-{
-	char buf[ES_PATH_MAX];
-	struct stat st;
-	size_t off = 0;
-	char *s;
-	int fd;
-
-	if (stat(path, &st) == 0)
-		return 0;
-	es_sbx_put_str(buf, sizeof(buf), &off, path);
-	for (s = buf + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	if (dir)
-		return mkdir(buf, 0755) == -1 && errno != EEXIST ? -1 : 0;
-	if ((fd = openat(AT_FDCWD, buf, O_CREAT | O_WRONLY | O_CLOEXEC,
-	    0600)) == -1)
-		return -1;
-	return close(fd);
-}
-
-/*
- * The session's tmp/ at /tmp and at its own path (the agent's TMPDIR, so
- * a path the agent computed resolves inside too), var-tmp/ at /var/tmp:
- * what one command of the run leaves there, the next one finds.  The
- * own-path mount point is made in tmp/ itself, which /tmp now is.
+ * The session's tmp/ at /tmp, var-tmp/ at /var/tmp: what one command of
+ * the run leaves there, the next one finds.  tmp/ at its own path too
+ * comes after the binds (own_tmp).
  */
 static void
 session_tmp(const struct es_sbx_plan *pl, int tfd, int vfd)
@@ -383,17 +588,153 @@ session_tmp(const struct es_sbx_plan *pl, int tfd, int vfd)
 
 	fdpath(fp, sizeof(fp), tfd);
 	if (mount(fp, "/tmp", NULL, MS_BIND, NULL) == -1 ||
-	    remount("/tmp", 0) == -1 || make_target(pl->s_tmp, 1) == -1 ||
-	    mount(fp, pl->s_tmp, NULL, MS_BIND, NULL) == -1 ||
-	    remount(pl->s_tmp, 0) == -1)
+	    remount("/tmp", 0) == -1)
 		es_sbx_fail(pl, ES_S_TMP, -1);
-	close(tfd);
 	/* a /var/tmp that is a link (to /tmp) is left as it is */
 	if (lstat("/var/tmp", &st) == 0 && S_ISDIR(st.st_mode) &&
 	    (mount(fdpath(fp, sizeof(fp), vfd), "/var/tmp", NULL, MS_BIND,
 	    NULL) == -1 || remount("/var/tmp", 0) == -1))
 		es_sbx_fail(pl, ES_S_TMP, -1);
 	close(vfd);
+}
+
+/*
+ * Read-only tmpfs over the first directory below the session's /tmp or
+ * /var/tmp on the way to a bind (/var/tmp/x of /var/tmp/x/ws): every
+ * command of the run writes there, and could move a way made in it
+ * (rename, unlink) or replace it, so the view's later copies, or the
+ * next view, would find a link or a file where the bind goes.  A mount
+ * point cannot be moved or removed; what the tmpfs holds, only init
+ * makes.  Sealed read-only once the binds are in (seal_skeletons).
+ */
+static struct {
+	size_t	b;		/* below /tmp (4) or /var/tmp (8) */
+	int	dfd;		/* where it is mounted: this and ... */
+	char	name[NAME_MAX + 1];	/* ... this name */
+} skel[8];
+static size_t nskel;
+
+/*
+ * The length of "/tmp" or "/var/tmp" when path lies below the one the
+ * session covers, with a directory on the way (a skeleton's); else 0.
+ */
+static size_t
+in_session_tmp(const struct es_sbx_plan *pl, const char *path)
+{
+	size_t b;
+
+	if (pl->s_tmp == NULL)
+		return 0;
+	b = strncmp(path, "/tmp/", 5) == 0 ? 4 :
+	    strncmp(path, "/var/tmp/", 9) == 0 ? 8 : 0;
+	return b != 0 && strchr(path + b + 1, '/') != NULL ? b : 0;
+}
+
+/* The skeleton for path's first directory below base (b bytes of path). */
+static void
+skeleton(const struct es_sbx_plan *pl, const char *path, size_t b, int item)
+{
+	char dir[ES_PATH_MAX], fp[40];
+	const char *e = strchr(path + b + 1, '/');
+	size_t i;
+	int fd, dfd;
+
+	if ((size_t)(e - path) >= sizeof(dir))
+		es_sbx_fail(pl, ES_S_TMP, item);
+	memcpy(dir, path, (size_t)(e - path));
+	dir[e - path] = '\0';
+	for (i = 0; i < nskel; i++)
+		if (skel[i].b == b && strcmp(skel[i].name, dir + b + 1) == 0)
+			return;
+	if (nskel == sizeof(skel) / sizeof(skel[0]) ||
+	    (fd = at_path(dir, AT_DIR, &dfd, skel[nskel].name)) == -1 ||
+	    mount("tmpfs", fdpath(fp, sizeof(fp), fd), "tmpfs", MS_NOSUID |
+	    MS_NODEV, "mode=0755,size=16k,nr_inodes=256") == -1)
+		es_sbx_fail(pl, ES_S_TMP, item);
+	close(fd);
+	skel[nskel].b = b;
+	skel[nskel++].dfd = dfd;
+}
+
+/* The skeletons read-only: the binds in them keep their own flags. */
+static void
+seal_skeletons(const struct es_sbx_plan *pl)
+{
+	char fp[40];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < nskel; i++) {
+		if ((fd = mounted(skel[i].dfd, skel[i].name)) == -1 ||
+		    remount(fdpath(fp, sizeof(fp), fd), 1) == -1)
+			es_sbx_fail(pl, ES_S_TMP, -1);
+		close(fd);
+		close(skel[i].dfd);
+	}
+	nskel = 0;
+}
+
+/* Does path lie strictly below dir? */
+static int
+below(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(dir, path, n) == 0 && path[n] == '/';
+}
+
+/*
+ * Binds src (O_PATH) at path, made as planned (at_path): a directory, or
+ * a file; in the session's /tmp and /var/tmp on a skeleton, unless an
+ * earlier bind is where it goes (the home kept at /tmp/h, the shim in
+ * it).  writable: the bind made writable.  Fails at step for item.
+ */
+static void
+bind_at(const struct es_sbx_plan *pl, int src, const char *path, int writable,
+    int force_skel, int step, int item)
+{
+	char fp[40], tp[40], name[NAME_MAX + 1];
+	struct stat st;
+	size_t b, i;
+	int fd, dfd, dir, covered = 0;
+
+	if (fstat(src, &st) == -1)
+		es_sbx_fail(pl, step, item);
+	dir = S_ISDIR(st.st_mode);
+	if ((b = in_session_tmp(pl, path)) != 0) {
+		for (i = 0; !force_skel && item > 0 && i < (size_t)item; i++)
+			covered |= (pl->mnt[i].kind == ES_MK_RW ||
+			    pl->mnt[i].kind == ES_MK_KEEP ||
+			    pl->mnt[i].kind == ES_MK_BACK) &&
+			    below(pl->mnt[i].path, path);
+		if (!covered)
+			skeleton(pl, path, b, item);
+	}
+	if ((fd = at_path(path, dir ? AT_DIR : AT_FILE, &dfd, name)) == -1 ||
+	    mount(fdpath(fp, sizeof(fp), src), fdpath(tp, sizeof(tp), fd), NULL,
+	    MS_BIND | MS_REC, NULL) == -1)
+		es_sbx_fail(pl, step, item);
+	close(fd);
+	if (writable && ((fd = mounted(dfd, name)) == -1 ||
+	    remount(fdpath(tp, sizeof(tp), fd), 0) == -1))
+		es_sbx_fail(pl, ES_S_WRITABLE, item);
+	if (writable)
+		close(fd);
+	close(dfd);
+}
+
+/*
+ * The session's tmp/ at its own path too: the agent's TMPDIR, so a path
+ * the agent computed resolves inside.  After the binds, so it lands on
+ * whatever /tmp is then (a workspace of /tmp itself included), and on
+ * a skeleton of its own: the way to it, /tmp/envshim-UID/NAME, is no
+ * command's to move.
+ */
+static void
+own_tmp(const struct es_sbx_plan *pl, int tfd)
+{
+	bind_at(pl, tfd, pl->s_tmp, 1, 1, ES_S_TMP, -1);
+	close(tfd);
 }
 
 /* Is plan.mnt[i] the home, kept at its path, under a layer of its own? */
@@ -404,14 +745,15 @@ home_kept(const struct es_sbx_plan *pl, size_t i)
 	    strcmp(pl->mnt[i].path, pl->s_home) == 0;
 }
 
-/* Without the home's layer: each cache's directory held, fd + 1 (plan_cache). */
+/* Without the home's layer: each cache's directory, fd + 1 (plan_cache). */
 static int cache_fd[ES_SBX_NMNT];
 
 /*
  * A cache's directory in the layer, made and opened one component at a
  * time without following a link: a command that wrote the layer through
  * an overlay before (a kept layer) cannot point a directory at the real
- * home.  -1 with errno.
+ * home, and what it left in the way (a link, a file) is replaced, not
+ * fatal (at_one).  -1 with errno.
  */
 static int
 cache_src(const struct es_sbx_plan *pl, const char *src)
@@ -438,8 +780,8 @@ cache_src(const struct es_sbx_plan *pl, const char *src)
 		}
 		memcpy(comp, s, n);
 		comp[n] = '\0';
-		(void)mkdirat(dfd, comp, 0700);
-		fd = open_nofollow(dfd, comp);
+		/* a link, a file or a fifo an earlier run left goes */
+		fd = at_one(dfd, comp, AT_DIR, 0, 0700);
 		close(dfd);
 		if (fd < 0)
 			return -1;
@@ -481,13 +823,9 @@ home_layer(const struct es_sbx_plan *pl)
 static void
 cache_bind(const struct es_sbx_plan *pl, size_t i)
 {
-	char fp[40];
-
 	if (cache_fd[i] == 0)
 		return;		/* the overlay is mounted */
-	if (mount(fdpath(fp, sizeof(fp), cache_fd[i] - 1), pl->mnt[i].path,
-	    NULL, MS_BIND, NULL) == -1 || remount(pl->mnt[i].path, 0) == -1)
-		es_sbx_fail(pl, ES_S_BIND, (int)i);
+	bind_at(pl, cache_fd[i] - 1, pl->mnt[i].path, 1, 0, ES_S_BIND, (int)i);
 	close(cache_fd[i] - 1);
 	cache_fd[i] = 0;
 }
@@ -534,7 +872,7 @@ needs_hide(const struct es_sbx_plan *pl, const struct es_sbx_mnt *m)
 		return 0;
 	/* joined: already hidden in the session's view, or gone from it */
 	return !pl->joined ||
-	    (lstat(m->path, &st) == 0 && st.st_dev != pl->ph_dev);
+	    (lstat(ES_MNT_AT(m), &st) == 0 && st.st_dev != pl->ph_dev);
 }
 
 static dev_t
@@ -542,6 +880,7 @@ hide_paths(const struct es_sbx_plan *pl)
 {
 	const struct es_sbx_mnt *m;
 	struct stat st;
+	char fp[40];
 	size_t i, todo = 0;
 	int f;
 	dev_t dev;
@@ -550,32 +889,25 @@ hide_paths(const struct es_sbx_plan *pl)
 		todo += needs_hide(pl, &pl->mnt[i]);
 	if (todo == 0)
 		return 0;
-	/*
-	 * The scratch tmpfs goes on /dev/shm, where nothing to hide lives:
-	 * on /tmp it would cover, while the binds are made, a home or
-	 * workspace a session binds back under /tmp, and its hidden paths
-	 * would be missed (ENOENT) and shown after the detach.
-	 */
-	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV |
-	    MS_NOEXEC, "mode=0755,size=4k,nr_inodes=4") == -1 ||
-	    (f = openat(AT_FDCWD, "/dev/shm/f", O_CREAT | O_EXCL | O_WRONLY |
-	    O_CLOEXEC, 0600)) == -1 || close(f) == -1 ||
-	    mkdir("/dev/shm/d", 0700) == -1 || remount("/dev/shm", 1) == -1 ||
-	    stat("/dev/shm/f", &st) == -1)
-		es_sbx_fail(pl, ES_S_HIDE, -1);
-	dev = st.st_dev;
+	dev = scratch_on(pl, ES_S_HIDE);
 	for (i = 0; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
-		if (!needs_hide(pl, m))
+		/*
+		 * Not there, or not as planned: under the private /tmp or
+		 * /dev, in a hidden directory, or where a command
+		 * left a link (the real path is not reached there).  What is
+		 * there gets the placeholder of its kind.
+		 */
+		if (!needs_hide(pl, m) ||
+		    (f = at_path(ES_MNT_AT(m), AT_LOOK, NULL, NULL)) == -1)
 			continue;
-		/* ENOENT: under the private /tmp or /dev, or a hidden dir */
-		if (mount(m->kind == ES_MK_HIDE_DIR ? "/dev/shm/d" :
-		    "/dev/shm/f", m->path, NULL, MS_BIND, NULL) == -1 &&
-		    errno != ENOENT)
+		if (fstat(f, &st) == -1 || mount(S_ISDIR(st.st_mode) ?
+		    "/dev/shm/d" : "/dev/shm/f", fdpath(fp, sizeof(fp), f),
+		    NULL, MS_BIND, NULL) == -1)
 			es_sbx_fail(pl, ES_S_HIDE, (int)i);
+		close(f);
 	}
-	if (umount2("/dev/shm", MNT_DETACH) == -1)
-		es_sbx_fail(pl, ES_S_HIDE, -1);
+	scratch_off(pl, ES_S_HIDE);
 	return dev;
 }
 
@@ -588,9 +920,8 @@ dev_t
 es_sbx_mounts_base(const struct es_sbx_plan *pl)
 {
 	const struct es_sbx_mnt *m;
-	char tmp[ES_PATH_MAX], fp[40];
+	char tmp[ES_PATH_MAX];
 	int src[ES_SBX_NMNT], tfd = -1, vfd = -1, layered;
-	struct stat st;
 	size_t i, off;
 
 	/*
@@ -647,17 +978,14 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 		if (m->kind != ES_MK_RW && m->kind != ES_MK_KEEP &&
 		    m->kind != ES_MK_BACK)
 			continue;
-		if (fstat(src[i], &st) == -1 ||
-		    make_target(m->path, S_ISDIR(st.st_mode)) == -1 ||
-		    mount(fdpath(fp, sizeof(fp), src[i]), m->path, NULL,
-		    MS_BIND | MS_REC, NULL) == -1)
-			es_sbx_fail(pl, ES_S_BIND, (int)i);
-		close(src[i]);
 		/* KEEP and BACK stay as read-only as the root they came from. */
-		if (m->kind == ES_MK_RW && !m->host_ro &&
-		    remount(m->path, 0) == -1)
-			es_sbx_fail(pl, ES_S_WRITABLE, (int)i);
+		bind_at(pl, src[i], m->path, m->kind == ES_MK_RW && !m->host_ro,
+		    0, ES_S_BIND, (int)i);
+		close(src[i]);
 	}
+	if (pl->s_tmp != NULL)
+		own_tmp(pl, tfd);
+	seal_skeletons(pl);
 	home_private(pl, 1);
 	setup_dev(pl);
 	return hide_paths(pl);

@@ -53,7 +53,7 @@ static const char *const step_name[] = {
 	"mount /tmp", "mount /dev", "bind a device", "mount /dev/pts",
 	"mount /dev/shm", "hide a path", "make the home private",
 	"open a ro path",
-	"ro path is a symlink", "pin a ro path's directory",
+	"cover a ro path's symlink", "pin a ro path's directory",
 	"make a ro path read-only", "mount /proc", "chdir", "read namespace ids",
 	"drop capabilities", "setsid", "join a new session keyring",
 	"scope with Landlock", "PR_SET_PDEATHSIG", "parent exited",

@@ -126,6 +126,98 @@ covers(const char *a, const char *b)
 }
 
 /*
+ * Does p lie where a sandboxed command can write, as this process sees
+ * the file system: the workspace, a path bound writable, the session's
+ * temp directories, the home's layer?  A link there may be a command's,
+ * and point anywhere.
+ */
+static int
+writable_at(const struct es_sbx_plan *pl, const char *p)
+{
+	size_t i;
+
+	if ((pl->ws != NULL && covers(pl->ws, p)) ||
+	    (pl->s_tmp != NULL && covers(pl->s_tmp, p)) ||
+	    (pl->s_vartmp != NULL && covers(pl->s_vartmp, p)) ||
+	    (pl->s_up != NULL && covers(pl->s_up, p)))
+		return 1;
+	for (i = 0; i < pl->nmnt; i++)
+		if (pl->mnt[i].kind == ES_MK_RW && covers(pl->mnt[i].path, p))
+			return 1;
+	return 0;
+}
+
+/* The next name of a path from s, its end in *e; NULL at the path's end. */
+static const char *
+next_name(const char *s, const char **e)
+{
+	while (*s == '/')
+		s++;
+	*e = strchrnul(s, '/');
+	return *s != '\0' ? s : NULL;
+}
+
+/*
+ * realpath(3), one component at a time: path without a link, into out.
+ * 0; 1 when the way passes a link that lies where a sandboxed command
+ * can write (writable_at), whose target the command chose; -1 when the
+ * path does not exist or cannot be resolved.
+ */
+static int
+resolve(const struct es_sbx_plan *pl, const char *path, char *out, size_t len)
+{
+	char rest[ES_PATH_MAX], link[ES_PATH_MAX];
+	const char *p, *s, *e;
+	struct stat st;
+	size_t o = 0, n;
+	ssize_t k;
+	int hops = 0;
+
+	if (path[0] != '/' || (n = strlen(path)) >= sizeof(rest) || len < 2)
+		return -1;
+	memcpy(rest, path, n + 1);
+	out[0] = '\0';
+	for (p = rest; (s = next_name(p, &e)) != NULL; p = e) {
+		n = (size_t)(e - s);
+		if (n == 1 && s[0] == '.')
+			continue;
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			while (o > 0 && out[--o] != '/')
+				;
+			out[o] = '\0';
+			continue;
+		}
+		if (o + 1 + n >= len)
+			return -1;
+		out[o] = '/';
+		memcpy(out + o + 1, s, n);
+		out[o + 1 + n] = '\0';
+		if (lstat(out, &st) == -1)
+			return -1;
+		if (!S_ISLNK(st.st_mode)) {
+			o += 1 + n;
+			continue;
+		}
+		if (writable_at(pl, out))
+			return 1;
+		if (++hops > 40 ||
+		    (k = readlink(out, link, sizeof(link) - 1)) <= 0 ||
+		    (size_t)k + strlen(e) >= sizeof(rest))
+			return -1;
+		/* the link's text, then what was left after it */
+		memmove(rest + k, e, strlen(e) + 1);
+		memcpy(rest, link, (size_t)k);
+		e = rest;
+		if (link[0] == '/')
+			o = 0;
+		out[o] = '\0';
+	}
+	if (o == 0)
+		memcpy(out, "/", 2);
+	return 0;
+}
+
+/*
  * $ENVSHIM_WORKSPACE (the agent's), else where we are: the one tree the
  * command may write, so never / nor anything holding the home.
  */
@@ -175,21 +267,34 @@ add_mnt(struct es_sbx_plan *pl, int kind, const char *path)
 	return 1;
 }
 
-/* A writable bind, if the path exists. */
+/* A writable bind of rp, a path without a link. */
+static void
+rw_at(struct es_sbx_plan *pl, const char *rp)
+{
+	struct statvfs sv;
+	char *p = xstrdup(rp);
+
+	if (!add_mnt(pl, ES_MK_RW, p)) {
+		free(p);	/* listed already: its flags stay as they are */
+		return;
+	}
+	if (statvfs(p, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+		pl->mnt[pl->nmnt - 1].host_ro = 1;
+}
+
+/*
+ * A writable bind, if the path exists, at its path without a link; none
+ * when the way there passes a link a sandboxed command could have made
+ * (in the workspace, or in a path already bound writable): its target
+ * would be the command's choice.
+ */
 static void
 add_rw(struct es_sbx_plan *pl, const char *path)
 {
-	struct statvfs sv;
-	char *rp;
+	char rp[ES_PATH_MAX];
 
-	if (path == NULL || (rp = realpath(path, NULL)) == NULL)
-		return;
-	if (!add_mnt(pl, ES_MK_RW, rp)) {
-		free(rp);	/* listed already: its flags stay as they are */
-		return;
-	}
-	if (statvfs(rp, &sv) == 0 && (sv.f_flag & ST_RDONLY))
-		pl->mnt[pl->nmnt - 1].host_ro = 1;
+	if (path != NULL && resolve(pl, path, rp, sizeof(rp)) == 0)
+		rw_at(pl, rp);
 }
 
 /*
@@ -201,16 +306,21 @@ add_rw(struct es_sbx_plan *pl, const char *path)
 static void
 keep_file(struct es_sbx_plan *pl, const char *path)
 {
-	char *rp;
+	char buf[ES_PATH_MAX], *rp;
 
-	if (path == NULL || path[0] != '/' || (rp = realpath(path, NULL)) == NULL)
+	/* none through a link a command made (a file of the agent's TMPDIR) */
+	if (path == NULL || path[0] != '/' ||
+	    resolve(pl, path, buf, sizeof(buf)) != 0)
 		return;
-	/* elsewhere the read-only root shows it; the workspace is bound */
-	if (!(covers("/tmp", rp) || (pl->s_tmp != NULL &&
-	    covers("/var/tmp", rp))) || (pl->ws != NULL && covers(pl->ws, rp))) {
-		free(rp);
+	/*
+	 * elsewhere the read-only root shows it; the workspace is bound; the
+	 * session's temp directories are the sandbox's own
+	 */
+	if (!(covers("/tmp", buf) || (pl->s_tmp != NULL &&
+	    covers("/var/tmp", buf))) || (pl->ws != NULL &&
+	    covers(pl->ws, buf)) || writable_at(pl, buf))
 		return;
-	}
+	rp = xstrdup(buf);
 	if (!add_mnt(pl, ES_MK_KEEP, rp))
 		free(rp);
 }
@@ -228,6 +338,74 @@ keep_shim(struct es_sbx_plan *pl)
 }
 
 /*
+ * Where a hidden path is mounted: its path without a link, as the
+ * link's owner meant it (a dotfile manager's ~/.npmrc hides its target).
+ * NULL to leave it be: it is gone, or the way there passes a link a
+ * sandboxed command could have made, which would move the placeholder
+ * where the command chose (over /usr/bin); what such a link reaches is
+ * the command's own, or hidden by its own entry.  init mounts it without
+ * following a link (mount.c, at_path).  The directories are resolved
+ * once each: most hidden paths share a few.
+ */
+static char *
+canon_hide(const struct es_sbx_plan *pl, const char *path)
+{
+	static struct { char *dir, *canon; } memo[32];
+	static size_t nmemo;
+	char dir[ES_PATH_MAX], buf[ES_PATH_MAX], out[ES_PATH_MAX];
+	const char *canon = NULL, *name;
+	struct stat st;
+	size_t dl, i;
+
+	for (dl = strlen(path); dl > 1 && path[dl - 1] == '/'; dl--)
+		;
+	if (path[0] != '/' || dl >= sizeof(dir))
+		return NULL;
+	memcpy(dir, path, dl);
+	dir[dl] = '\0';
+	name = strrchr(dir, '/') + 1;
+	if (*name == '\0')
+		return xstrdup("/");
+	dir[name - 1 - dir] = '\0';
+	for (i = 0; i < nmemo; i++)
+		if (strcmp(memo[i].dir, dir) == 0) {
+			canon = memo[i].canon;
+			break;
+		}
+	if (i == nmemo) {
+		if (resolve(pl, dir[0] != '\0' ? dir : "/", buf,
+		    sizeof(buf)) == 0)
+			canon = buf;
+		if (nmemo < sizeof(memo) / sizeof(memo[0])) {
+			memo[nmemo].dir = xstrdup(dir);
+			memo[nmemo].canon = canon ? xstrdup(canon) : NULL;
+			canon = memo[nmemo++].canon;
+		}
+	}
+	if (canon == NULL || snprintf(out, sizeof(out), "%s/%s",
+	    strcmp(canon, "/") == 0 ? "" : canon, name) >= (int)sizeof(out) ||
+	    lstat(out, &st) == -1)
+		return NULL;
+	if (!S_ISLNK(st.st_mode))
+		return xstrdup(out);
+	return resolve(pl, out, buf, sizeof(buf)) == 0 ? xstrdup(buf) : NULL;
+}
+
+/* A hidden path, planned once, mounted at at (canon_hide, or path itself). */
+static void
+hide_at(struct es_sbx_plan *pl, char *path, char *at, int isdir)
+{
+	pl->mnt[pl->nmnt].kind = isdir ? ES_MK_HIDE_DIR : ES_MK_HIDE_FILE;
+	pl->mnt[pl->nmnt].path = path;
+	pl->mnt[pl->nmnt].at = at;
+	if (strcmp(at, path) == 0) {
+		free(at);
+		pl->mnt[pl->nmnt].at = NULL;
+	}
+	pl->nmnt++;
+}
+
+/*
  * An empty stand-in, if the path exists: tmpfs for a directory, else null.
  * With own, path was allocated for this call and is freed if not kept.
  */
@@ -235,11 +413,23 @@ static void
 add_hide(struct es_sbx_plan *pl, char *path, int own)
 {
 	struct stat st;
+	char *at;
+	size_t i;
 
 	if (path != NULL && path[0] == '/' && stat(path, &st) == 0 &&
-	    add_mnt(pl, S_ISDIR(st.st_mode) ? ES_MK_HIDE_DIR : ES_MK_HIDE_FILE,
-	    path))
-		return;
+	    (at = canon_hide(pl, path)) != NULL) {
+		for (i = 0; i < pl->nmnt; i++)
+			if ((pl->mnt[i].kind == ES_MK_HIDE_DIR ||
+			    pl->mnt[i].kind == ES_MK_HIDE_FILE) &&
+			    strcmp(ES_MNT_AT(&pl->mnt[i]), at) == 0)
+				break;
+		if (i == pl->nmnt && pl->nmnt < ES_SBX_NMNT) {
+			hide_at(pl, own ? path : xstrdup(path), at,
+			    S_ISDIR(st.st_mode));
+			return;
+		}
+		free(at);
+	}
 	if (own)
 		free(path);
 }
@@ -304,20 +494,22 @@ static void
 hide_found(void *arg, const char *path, int isdir)
 {
 	struct hide_ctx *h = arg;
-	char *p;
+	char *at;
 
 	if (h->builtin && es_hide_kept(path, h->home))
 		return;
-	if (covers(path, h->pl->ws) || !first_time(h, path))
+	if (covers(path, h->pl->ws) || (at = canon_hide(h->pl, path)) == NULL)
 		return;
+	/* two entries may name one file through a link: hidden once */
+	if (covers(at, h->pl->ws) || !first_time(h, at)) {
+		free(at);
+		return;
+	}
 	if (h->pl->nmnt == ES_SBX_NMNT)
 		es_sbx_refuse("too many sandbox paths (at most %d)",
 		    ES_SBX_NMNT);
 	/* new by its hash: add_mnt's compare with every mount is not needed */
-	p = xstrdup(path);
-	h->pl->mnt[h->pl->nmnt].kind = isdir ? ES_MK_HIDE_DIR :
-	    ES_MK_HIDE_FILE;
-	h->pl->mnt[h->pl->nmnt++].path = p;
+	hide_at(h->pl, xstrdup(path), at, isdir);
 }
 
 /* Does the policy reveal builtin entry e? */
@@ -415,17 +607,18 @@ plan_home_private(struct es_sbx_plan *pl, const struct es_policy *p,
 	if (strcmp(rh, "/") == 0 || covers(rh, "/usr") || covers(rh, "/etc"))
 		es_sbx_refuse("home private: the home %s holds the system", rh);
 	add_mnt(pl, ES_MK_HOME, rh);
+	/* below the home's real path: init follows no link on the way */
 	for (i = 0; i < es_home_nkeep; i++)
-		add_back(pl, es_home_keep[i], home);
+		add_back(pl, es_home_keep[i], rh);
 	if (x != NULL && strpbrk(x, " :") == NULL && x[0] == '/' &&
 	    covers(rh, x)) {
-		add_back(pl, x, home);
+		add_back(pl, x, rh);
 		if (snprintf(buf, sizeof(buf), "%.*s/envshim-sandbox",
 		    (int)(strrchr(x, '/') - x), x) < (int)sizeof(buf))
-			add_back(pl, buf, home);
+			add_back(pl, buf, rh);
 	}
 	if (pl->path != NULL && pl->path[0] == '/' && covers(rh, pl->path))
-		add_back(pl, pl->path, home);
+		add_back(pl, pl->path, rh);
 }
 
 /*
@@ -462,6 +655,51 @@ plan_cache(struct es_sbx_plan *pl, const struct es_policy *p,
 	}
 }
 
+/*
+ * The policy's rw paths and the agents' own state (agent_state), bound
+ * writable at their paths without a link, and none reached through a
+ * link a sandboxed command could have planted (add_rw): in the
+ * workspace, or in another of these once that one is bound (rw ~/a and
+ * rw ~/a/b: a link left at ~/a/b would bind its target, ~/.ssh, in
+ * its place).  Each found is checked again against all of them, until
+ * none changes; what a check drops stays read-only.
+ */
+static void
+plan_rw(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
+{
+	const size_t na = sizeof(agent_state) / sizeof(agent_state[0]);
+	char *cand[ES_MAX_PATHS + sizeof(agent_state) / sizeof(agent_state[0])];
+	char *res[ES_MAX_PATHS + sizeof(agent_state) / sizeof(agent_state[0])];
+	char buf[ES_PATH_MAX];
+	size_t n = 0, i, first = pl->nmnt;
+	int changed;
+
+	for (i = 0; i < p->nrw && n < ES_MAX_PATHS; i++)
+		cand[n++] = expand(p->rw[i].s, home, pl->ws);
+	for (i = 0; i < na; i++)
+		cand[n++] = expand(agent_state[i].path, home, pl->ws);
+	for (i = 0; i < n; i++)
+		res[i] = cand[i] != NULL && resolve(pl, cand[i], buf,
+		    sizeof(buf)) == 0 ? xstrdup(buf) : NULL;
+	do {
+		pl->nmnt = first;
+		for (i = 0; i < n; i++)
+			if (res[i] != NULL)
+				rw_at(pl, res[i]);
+		for (i = 0, changed = 0; i < n; i++)
+			if (res[i] != NULL && (resolve(pl, cand[i], buf,
+			    sizeof(buf)) != 0 || strcmp(buf, res[i]) != 0)) {
+				free(res[i]);
+				res[i] = NULL;
+				changed = 1;
+			}
+	} while (changed);
+	for (i = 0; i < n; i++) {
+		free(cand[i]);
+		free(res[i]);
+	}
+}
+
 /* The audit log: created here if missing, so init can bind it writable. */
 char *
 es_sbx_log_path(const struct es_policy *p, const char *home)
@@ -491,18 +729,7 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	plan_home_private(pl, p, home);
 	plan_cache(pl, p, home);
 	add_rw(pl, pl->ws);
-	for (i = 0; i < p->nrw; i++) {
-		char *e = expand(p->rw[i].s, home, pl->ws);
-
-		add_rw(pl, e);	/* keeps its own realpath */
-		free(e);
-	}
-	for (i = 0; i < sizeof(agent_state) / sizeof(agent_state[0]); i++) {
-		char *e = expand(agent_state[i].path, home, pl->ws);
-
-		add_rw(pl, e);
-		free(e);
-	}
+	plan_rw(pl, p, home);
 	if (log != NULL)
 		add_rw(pl, log);
 	keep_shim(pl);
@@ -679,8 +906,9 @@ es_sbx_workdir(struct es_sbx_plan *pl, const char *name)
 	n = snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,"
 	    "userxattr%s", pl->s_home, pl->s_up, wk,
 	    pl->s_volatile ? ",volatile" : "");
+	/* a directory of this user's, made now: never a link */
 	if (n < 0 || n > ES_MOUNT_DATA_MAX ||
-	    (mkdir(wk, 0700) == -1 && errno != EEXIST))
+	    (mkdir(wk, 0700) == -1 && errno != EEXIST) || !own_dir(wk))
 		return;
 	pl->s_ovl = xstrdup(opts);
 }
@@ -723,17 +951,20 @@ es_sbx_plan_session(struct es_sbx_plan *pl, const struct es_policy *p,
 /*
  * A small file's text, NUL-terminated, in one read (a /proc or sysctl
  * file, the session's keeper file): its length, or -1 when it cannot be
- * read or is empty.  flags add to O_RDONLY | O_CLOEXEC.
+ * read, is empty, or is no file (a fifo would hold the read).  flags add
+ * to O_RDONLY | O_CLOEXEC.
  */
 ssize_t
 es_sbx_read_small(const char *path, int flags, char *buf, size_t len)
 {
+	struct stat st;
 	ssize_t n;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | flags)) == -1)
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags)) == -1)
 		return -1;
-	n = read(fd, buf, len - 1);
+	n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ?
+	    read(fd, buf, len - 1) : -1;
 	close(fd);
 	if (n <= 0)
 		return -1;

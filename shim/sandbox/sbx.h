@@ -53,7 +53,11 @@ struct es_sbx_mnt {
 	int		 mkdir;		/* RO: a missing last directory is made */
 	const char	*path;		/* absolute; RO: in the workspace */
 	const char	*src;		/* CACHE: its directory in the layer */
+	const char	*at;		/* HIDE: where mounted (canon_hide) */
 };
+
+/* Where a mount goes: a hidden path at its path without a link. */
+#define ES_MNT_AT(m)	((m)->at != NULL ? (m)->at : (m)->path)
 
 /* the policy's paths, the hide list, and the defaults with the caches (plan_cache) */
 #define ES_SBX_NMNT	(3 * ES_MAX_PATHS + ES_HIDE_MOUNTS + 128)

@@ -274,6 +274,19 @@ sys.exit(subprocess.run(["bash", "-c", sys.argv[3]]).returncode)' "$R/seeded" "$
 	grep -qx "$MARK" "$R/out"
 }
 
+@test "a link a shell leaves in the workspace where a hide line matches moves no placeholder elsewhere" {
+	echo "$MARK" >"$WS/.env"
+	own
+	pol 'hide .env*'
+	# a link to the system's programs, to the C library, to the home
+	run -0 sbx -- sh -c 'cat .env; ln -s /usr/bin .env.bin; ln -s /lib .env.lib; ln -s ~ .env.home; echo planted'
+	[ "$output" = planted ]
+	run -0 sbx -- sh -c 'cat .env; ls /usr/bin | grep -cx sh; ls ~ | grep -c .; echo ran'
+	lacks "$MARK"
+	[ "${lines[0]}" = 1 ]
+	[ "${lines[-1]}" = ran ]
+}
+
 @test "reveal re-shows exactly its one entry, and envshim policy shows where" {
 	echo "$MARK-npmrc" >"$H/.npmrc"
 	echo "$MARK-yarnrc" >"$H/.yarnrc"
