@@ -13,6 +13,7 @@
 #define ES_MAX_SETS		64	/* set NAME=VALUE lines */
 #define ES_MAX_PATHS		64	/* each of rw, ro, hide */
 #define ES_HIDE_MOUNTS		512	/* paths the builtin hide list expands to */
+#define ES_MASK_MAX		2048	/* entries of the home's mask (sandbox, plan.c) */
 #define ES_MAX_SHELLS		32	/* extra shell names */
 #define ES_MAX_PROGRAMS		32	/* program rules (distinct programs) */
 #define ES_PROGRAM_WORDS	8	/* a program's name and leading arguments */

@@ -790,6 +790,100 @@ cache_src(const struct es_sbx_plan *pl, const char *src)
 	}
 }
 
+/* The mask's kept entries, held before the overlay covers them: fd + 1. */
+static int kept_fd[ES_MASK_MAX];
+
+/*
+ * The kept entries bound on their places in the mask, once the overlay
+ * is mounted: read-only, as the root turns.  An entry of the layer's own
+ * there (a link a command left at ~/.ssh/config) wins, and none is kept.
+ * With done, the mask's tmpfs detached: the overlay holds its layers.
+ */
+static void
+mask_off(const struct es_sbx_plan *pl, int done)
+{
+	char fp[40], tp[40];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < pl->nmask; i++) {
+		if (kept_fd[i] == 0)
+			continue;
+		if (done && (fd = at_path(pl->masks[i].src, AT_LOOK, NULL,
+		    NULL)) != -1) {
+			(void)mount(fdpath(fp, sizeof(fp), kept_fd[i] - 1),
+			    fdpath(tp, sizeof(tp), fd), NULL, MS_BIND | MS_REC,
+			    NULL);
+			close(fd);
+		}
+		close(kept_fd[i] - 1);
+		kept_fd[i] = 0;
+	}
+	if (umount2(ES_SBX_MASK, MNT_DETACH) == -1)
+		es_sbx_fail(pl, ES_S_MASK, -1);
+}
+
+/*
+ * The home's mask (sbx.h; plan.c, plan_mask) on a tmpfs on /dev, where
+ * the overlay's options name its two layers; the kept entries' real files
+ * held.  1 when it is there; 0 when there is none or it cannot be made
+ * (no whiteout on this kernel): the overlay goes without, and what a
+ * login makes while a view is held is seen in it, as before.
+ */
+static int
+home_mask(const struct es_sbx_plan *pl)
+{
+	const struct es_sbx_mask *m;
+	int a = -1, b = -1, fd, ok;
+	mode_t um;
+	size_t i;
+
+	if (pl->nmask == 0 || mount("tmpfs", ES_SBX_MASK, "tmpfs", MS_NOSUID |
+	    MS_NODEV | MS_NOEXEC, "mode=0755") == -1)
+		return 0;
+	um = umask(0);
+	ok = mkdir(ES_SBX_MASK_A, 0755) == 0 &&
+	    mkdir(ES_SBX_MASK_B, 0755) == 0 &&
+	    (a = openat(AT_FDCWD, ES_SBX_MASK_A, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) != -1 && (b = openat(AT_FDCWD, ES_SBX_MASK_B, O_PATH |
+	    O_DIRECTORY | O_CLOEXEC)) != -1;
+	for (i = 0; ok && i < pl->nmask; i++) {
+		m = &pl->masks[i];
+		switch (m->kind) {
+		case ES_MASK_DIR:
+			ok = mkdirat(a, m->rel, m->mode) == 0 &&
+			    (!m->b || mkdirat(b, m->rel, m->mode) == 0);
+			break;
+		case ES_MASK_HIDDEN:
+			ok = mkdirat(a, m->rel, m->mode) == 0 &&
+			    (!m->b || mknodat(b, m->rel, S_IFCHR, 0) == 0);
+			break;
+		case ES_MASK_GONE:
+			ok = mknodat(b, m->rel, S_IFCHR, 0) == 0;
+			break;
+		case ES_MASK_KEPT:
+			/* gone since the plan: not kept */
+			if ((fd = openat(AT_FDCWD, m->src, O_PATH |
+			    O_CLOEXEC)) == -1)
+				break;
+			kept_fd[i] = fd + 1;
+			ok = m->dir ? mkdirat(a, m->rel, 0700) == 0 :
+			    mkfile(a, m->rel, 0600) == 0;
+			break;
+		default:
+			ok = mkfile(a, m->rel, 0600) == 0;
+		}
+	}
+	umask(um);
+	if (a != -1)
+		close(a);
+	if (b != -1)
+		close(b);
+	if (!ok)
+		mask_off(pl, 0);
+	return ok;
+}
+
 /*
  * The home as the session's overlay (plan.c, plan_home): the real home
  * read-only below, the layer above.  The binds that follow (the
@@ -804,11 +898,25 @@ static int
 home_layer(const struct es_sbx_plan *pl)
 {
 	size_t i;
-	int fd;
+	int fd, masked;
 
-	if (pl->s_ovl != NULL && mount("overlay", pl->s_home, "overlay",
-	    MS_NOSUID | MS_NODEV, pl->s_ovl) == 0)
-		return 0;
+	if (pl->s_ovl != NULL) {
+		/* the mask between the layer and the real home, or none */
+		masked = home_mask(pl);
+		if (mount("overlay", pl->s_home, "overlay", MS_NOSUID |
+		    MS_NODEV, masked || pl->s_ovl_bare == NULL ? pl->s_ovl :
+		    pl->s_ovl_bare) == 0) {
+			if (masked)
+				mask_off(pl, 1);
+			return 0;
+		}
+		if (masked)
+			mask_off(pl, 0);
+		if (masked && pl->s_ovl_bare != NULL && mount("overlay",
+		    pl->s_home, "overlay", MS_NOSUID | MS_NODEV,
+		    pl->s_ovl_bare) == 0)
+			return 0;
+	}
 	for (i = 0; i < pl->nmnt; i++) {
 		if (pl->mnt[i].kind != ES_MK_CACHE)
 			continue;
@@ -894,7 +1002,7 @@ hide_paths(const struct es_sbx_plan *pl)
 		m = &pl->mnt[i];
 		/*
 		 * Not there, or not as planned: under the private /tmp or
-		 * /dev, in a hidden directory, or where a command
+		 * /dev, in a hidden directory or the mask, or where a command
 		 * left a link (the real path is not reached there).  What is
 		 * there gets the placeholder of its kind.
 		 */

@@ -52,7 +52,7 @@ static const char *const step_name[] = {
 	"make / read-only", "bind a writable path", "make a path writable",
 	"mount /tmp", "mount /dev", "bind a device", "mount /dev/pts",
 	"mount /dev/shm", "hide a path", "make the home private",
-	"open a ro path",
+	"mask the home", "open a ro path",
 	"cover a ro path's symlink", "pin a ro path's directory",
 	"make a ro path read-only", "mount /proc", "chdir", "read namespace ids",
 	"drop capabilities", "setsid", "join a new session keyring",

@@ -512,6 +512,10 @@ hide_found(void *arg, const char *path, int isdir)
 	hide_at(h->pl, xstrdup(path), at, isdir);
 }
 
+/* What plan_hide saw, for the mask (plan_mask): once a view is built. */
+static const struct es_policy *mask_pol;
+static const char *mask_home;
+
 /* Does the policy reveal builtin entry e? */
 static int
 revealed(const struct es_policy *p, const struct es_hide_entry *e)
@@ -539,6 +543,8 @@ plan_hide(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
 
 	memset(&dirs, 0, sizeof(dirs));
 	memset(&h, 0, sizeof(h));
+	mask_pol = p;
+	mask_home = home;
 	h.pl = pl;
 	h.home = home;
 	h.builtin = 1;
@@ -561,6 +567,307 @@ plan_hide(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
 		free(e);
 	}
 	es_hide_dirs_free(&dirs);
+}
+
+/* The mask's entries by their path: index + 1 into the plan's, 0 = free. */
+static unsigned int mslot[2 * ES_MASK_MAX];
+
+/* The entry for rel's first n bytes, or -1 with the free slot in *slot. */
+static long
+mask_find(const struct es_sbx_plan *pl, const char *rel, size_t n,
+    size_t *slot)
+{
+	const size_t cap = sizeof(mslot) / sizeof(mslot[0]);
+	size_t i = es_hash(rel, n) % cap;
+	unsigned int k;
+
+	for (; (k = mslot[i]) != 0; i = (i + 1) % cap)
+		if (strncmp(pl->masks[k - 1].rel, rel, n) == 0 &&
+		    pl->masks[k - 1].rel[n] == '\0')
+			return (long)(k - 1);
+	*slot = i;
+	return -1;
+}
+
+/*
+ * Adds rel to the mask as kind, after the directories on its way, each
+ * a directory of the real home (its mode): the first word on a path
+ * stands.  Below a hidden directory an entry is that placeholder's own
+ * (layer A only: ~/.ssh's kept entries); below a whiteout, nothing is.
+ */
+static void
+mask_add(struct es_sbx_plan *pl, const char *rel, int kind, int dir,
+    const char *src)
+{
+	char path[ES_PATH_MAX];
+	struct es_sbx_mask *m;
+	struct stat st;
+	size_t n = strlen(rel), i, slot = 0;
+	int below = 0;
+	long k;
+
+	for (i = 1; i <= n; i++) {
+		if (i < n && rel[i] != '/')
+			continue;
+		if ((k = mask_find(pl, rel, i, &slot)) >= 0) {
+			if (i == n || pl->masks[k].kind == ES_MASK_GONE ||
+			    pl->masks[k].kind == ES_MASK_FILE ||
+			    pl->masks[k].kind == ES_MASK_KEPT)
+				return;
+			below |= pl->masks[k].kind == ES_MASK_HIDDEN;
+			continue;
+		}
+		if (pl->nmask == ES_MASK_MAX ||
+		    (i == n && kind == ES_MASK_GONE && below))
+			return;
+		m = &pl->masks[pl->nmask];
+		if ((m->rel = strndup(rel, i)) == NULL)
+			es_sbx_refuse("out of memory");
+		m->kind = i < n ? ES_MASK_DIR : kind;
+		m->dir = i < n ? 0 : dir;
+		m->src = i < n ? NULL : src;
+		m->b = !below;
+		m->mode = 0700;
+		if ((m->kind == ES_MASK_DIR || m->kind == ES_MASK_HIDDEN) &&
+		    snprintf(path, sizeof(path), "%s/%s", pl->s_home, m->rel) <
+		    (int)sizeof(path) && stat(path, &st) == 0)
+			m->mode = st.st_mode & 07777;
+		mslot[slot] = (unsigned int)++pl->nmask;
+	}
+}
+
+/*
+ * Where path (under the home as named, or its real path) is in the real
+ * home: 1 with its path below the home's real path in rel; 0 when it is
+ * missing, rel then the part that exists and the first missing name; -1
+ * when it is not the home's (a link out of it, a file on the way, a link
+ * a sandboxed command could have made).
+ */
+static int
+mask_walk(const struct es_sbx_plan *pl, const char *path, char *rel,
+    size_t len)
+{
+	char cur[ES_PATH_MAX], rp[ES_PATH_MAX];
+	size_t hl = strlen(pl->s_home), n, cl;
+	const char *p, *s, *e;
+	struct stat st;
+
+	if (strcmp(mask_home, "/") != 0 && covers(mask_home, path))
+		p = path + strlen(mask_home);
+	else if (covers(pl->s_home, path))
+		p = path + hl;
+	else
+		return -1;
+	memcpy(cur, pl->s_home, hl + 1);
+	for (; (s = next_name(p, &e)) != NULL; p = e) {
+		n = (size_t)(e - s);
+		cl = strlen(cur);
+		if ((n <= 2 && s[0] == '.' && s[n - 1] == '.') ||
+		    cl + 1 + n >= sizeof(cur))
+			return -1;
+		cur[cl] = '/';
+		memcpy(cur + cl + 1, s, n);
+		cur[cl + 1 + n] = '\0';
+		if (lstat(cur, &st) == -1)
+			return errno == ENOENT && snprintf(rel, len, "%s",
+			    cur + hl + 1) < (int)len ? 0 : -1;
+		if (S_ISLNK(st.st_mode)) {
+			if (resolve(pl, cur, rp, sizeof(rp)) != 0 ||
+			    !covers(pl->s_home, rp) || strlen(rp) <= hl ||
+			    stat(rp, &st) == -1)
+				return -1;
+			memcpy(cur, rp, strlen(rp) + 1);
+		}
+		if (!S_ISDIR(st.st_mode) && *e != '\0')
+			return -1;
+	}
+	return strlen(cur) > hl && snprintf(rel, len, "%s", cur + hl + 1) <
+	    (int)len ? 1 : -1;
+}
+
+/*
+ * An entry of the list (builtin) or a hide line as the one absolute path
+ * it names; NULL for a glob.  With flat, a glob's name with each '*'
+ * matching nothing ("~/.claude.json.backup*": ~/.claude.json.backup), or
+ * NULL if that leaves a name empty.
+ */
+static char *
+mask_path(const struct es_sbx_plan *pl, const char *pat, int builtin,
+    int flat)
+{
+	char buf[ES_PATH_MAX], name[64];
+	size_t n = 0, i, m = strlen(pat), j;
+	const char *e, *v;
+
+	if (flat != (strchr(pat, '*') != NULL))
+		return NULL;
+	for (i = 0; i < m; i++)
+		if (pat[i] != '*' && n + 1 < sizeof(buf))
+			buf[n++] = pat[i];
+	buf[n] = '\0';
+	/* a name all stars: the last (~/.ssh's every name) or one on the way */
+	if (m > 0 && pat[m - 1] == '/')
+		m--;
+	for (j = m; j > 0 && pat[j - 1] != '/'; j--)
+		;
+	if (strspn(pat + j, "*") == m - j || strstr(buf, "//") != NULL)
+		return NULL;
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	if (buf[0] != '$')
+		return builtin && buf[0] != '~' && buf[0] != '/' ? NULL :
+		    expand(buf, mask_home, pl->ws);
+	e = strchrnul(buf + 1, '/');
+	if ((n = (size_t)(e - buf - 1)) == 0 || n >= sizeof(name))
+		return NULL;
+	memcpy(name, buf + 1, n);
+	name[n] = '\0';
+	/* a variable of the sandbox's environment naming a tool's moved home */
+	if ((v = getenv(name)) == NULL || v[0] != '/' ||
+	    strstr(v, "/..") != NULL || strlen(v) + strlen(e) >= sizeof(buf))
+		return NULL;
+	memmove(buf + strlen(v), e, strlen(e) + 1);
+	memcpy(buf, v, strlen(v));
+	return xstrdup(buf);
+}
+
+/* An entry for every name of a directory (~/.ssh/ and a star). */
+static int
+dir_star(const char *pat)
+{
+	size_t n = strlen(pat);
+
+	return n > 2 && strcmp(pat + n - 2, "/*") == 0 &&
+	    strchr(pat, '*') == pat + n - 1;
+}
+
+/* Is real, a path of the real home, hidden by the plan itself? */
+static int
+planned_hide(const struct es_sbx_plan *pl, const char *real)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nmnt; i++)
+		if ((pl->mnt[i].kind == ES_MK_HIDE_DIR ||
+		    pl->mnt[i].kind == ES_MK_HIDE_FILE) &&
+		    strcmp(ES_MNT_AT(&pl->mnt[i]), real) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * An entry for every name of a directory: the directory, empty but for
+ * the list's kept entries of it (~/.ssh's known_hosts, config, config.d)
+ * bound back; a whiteout while it is missing.  So a name made in it
+ * later, found or not by a pattern, is no name of the view's.
+ */
+static void
+mask_dir_star(struct es_sbx_plan *pl, const char *pat, int builtin)
+{
+	char rel[ES_PATH_MAX], sub[ES_PATH_MAX], real[ES_PATH_MAX], *d, *dir;
+	size_t plen = strlen(pat) - 1, i;	/* "~/.ssh/" */
+	const char *k;
+	struct stat st;
+	int r;
+
+	if ((d = strndup(pat, plen - 1)) == NULL)
+		es_sbx_refuse("out of memory");
+	dir = mask_path(pl, d, builtin, 0);
+	free(d);
+	/* one in the workspace is its bind's: the mask is the home's */
+	r = dir == NULL || covers(pl->ws, dir) ? -1 :
+	    mask_walk(pl, dir, rel, sizeof(rel));
+	free(dir);
+	if (r == -1)
+		return;
+	mask_add(pl, rel, r == 1 ? ES_MASK_HIDDEN : ES_MASK_GONE, 0, NULL);
+	for (i = 0; r == 1 && builtin && i < es_hide_n; i++) {
+		k = es_hide_list[i].path;
+		if (!(es_hide_list[i].flags & ES_HIDE_KEEP) ||
+		    strncmp(k, pat, plen) != 0 ||
+		    strchr(k + plen, '/') != NULL ||
+		    snprintf(sub, sizeof(sub), "%s/%s", rel, k + plen) >=
+		    (int)sizeof(sub) || snprintf(real, sizeof(real), "%s/%s",
+		    pl->s_home, sub) >= (int)sizeof(real) ||
+		    stat(real, &st) == -1 || planned_hide(pl, real))
+			continue;
+		mask_add(pl, sub, ES_MASK_KEPT, S_ISDIR(st.st_mode),
+		    xstrdup(real));
+	}
+}
+
+/* Shorter first: a hidden directory before what lies in it. */
+static int
+by_length(const void *a, const void *b)
+{
+	size_t x = strlen(ES_MNT_AT(*(const struct es_sbx_mnt *const *)a));
+	size_t y = strlen(ES_MNT_AT(*(const struct es_sbx_mnt *const *)b));
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The mask's entries (sbx.h) for the view about to be built: the hidden
+ * paths of the home found now, each an empty file or directory; a
+ * every-name entry's directory with its kept entries back; and for every
+ * entry that names one path, found or not, a whiteout on its first
+ * missing name, so what a login makes there while the view is held
+ * stays hidden from the commands in it.  A glob's other new names
+ * cannot be known: the next command hides them (plan_hide).
+ */
+static void
+plan_mask(struct es_sbx_plan *pl)
+{
+	const struct es_sbx_mnt **hid;
+	char rel[ES_PATH_MAX], *path;
+	size_t i, k, nh = 0, hl;
+	int pass;
+
+	pl->nmask = 0;
+	if (pl->s_home == NULL || mask_pol == NULL || mask_home == NULL ||
+	    mask_pol->home_private)
+		return;
+	hl = strlen(pl->s_home);
+	if (pl->masks == NULL)
+		pl->masks = xcalloc(ES_MASK_MAX, sizeof(*pl->masks));
+	memset(mslot, 0, sizeof(mslot));
+	for (i = 0; i < es_hide_n; i++)
+		if (!(es_hide_list[i].flags & ES_HIDE_KEEP) &&
+		    !revealed(mask_pol, &es_hide_list[i]) &&
+		    dir_star(es_hide_list[i].path))
+			mask_dir_star(pl, es_hide_list[i].path, 1);
+	for (i = 0; i < mask_pol->nhide; i++)
+		if (dir_star(mask_pol->hide[i].s))
+			mask_dir_star(pl, mask_pol->hide[i].s, 0);
+	hid = xcalloc(pl->nmnt + 1, sizeof(*hid));
+	for (i = 0; i < pl->nmnt; i++)
+		if ((pl->mnt[i].kind == ES_MK_HIDE_DIR ||
+		    pl->mnt[i].kind == ES_MK_HIDE_FILE) &&
+		    strncmp(ES_MNT_AT(&pl->mnt[i]), pl->s_home, hl) == 0 &&
+		    ES_MNT_AT(&pl->mnt[i])[hl] == '/')
+			hid[nh++] = &pl->mnt[i];
+	qsort(hid, nh, sizeof(*hid), by_length);
+	for (k = 0; k < nh; k++)
+		mask_add(pl, ES_MNT_AT(hid[k]) + hl + 1, hid[k]->kind ==
+		    ES_MK_HIDE_DIR ? ES_MASK_HIDDEN : ES_MASK_FILE, 0, NULL);
+	free(hid);
+	for (i = 0; i < es_hide_n + mask_pol->nhide; i++) {
+		const char *pat = i < es_hide_n ? es_hide_list[i].path :
+		    mask_pol->hide[i - es_hide_n].s;
+
+		if (i < es_hide_n && ((es_hide_list[i].flags & ES_HIDE_KEEP) ||
+		    revealed(mask_pol, &es_hide_list[i])))
+			continue;
+		for (pass = 0; pass < 2; pass++) {
+			path = mask_path(pl, pat, i < es_hide_n, pass);
+			if (path == NULL)
+				continue;
+			if (!covers(pl->ws, path) &&
+			    mask_walk(pl, path, rel, sizeof(rel)) == 0)
+				mask_add(pl, rel, ES_MASK_GONE, 0, NULL);
+			free(path);
+		}
+	}
 }
 
 /* What git runs later, outside: hooks, and config (core.hooksPath, ...). */
@@ -892,25 +1199,44 @@ plan_home(struct es_sbx_plan *pl, const struct es_policy *p, const char *d,
 	pl->s_volatile = l == d;
 }
 
+/*
+ * The overlay's options, lowerdir first: the mask's two layers (when it
+ * has entries), then the real home.  NULL when they would pass the page
+ * mount(2) reads: cut there, the work directory would be another.
+ */
+static char *
+ovl_opts(const struct es_sbx_plan *pl, const char *wk, int mask)
+{
+	char opts[3 * ES_PATH_MAX + 64];
+	int n;
+
+	n = snprintf(opts, sizeof(opts), "lowerdir=%s%s,upperdir=%s,"
+	    "workdir=%s,userxattr%s", mask ? ES_SBX_MASK_A ":" ES_SBX_MASK_B
+	    ":" : "", pl->s_home, pl->s_up, wk,
+	    pl->s_volatile ? ",volatile" : "");
+	return n < 0 || n > ES_MOUNT_DATA_MAX ? NULL : xstrdup(opts);
+}
+
 void
 es_sbx_workdir(struct es_sbx_plan *pl, const char *name)
 {
-	char wk[ES_PATH_MAX], opts[3 * ES_PATH_MAX + 64];
-	int n;
+	char wk[ES_PATH_MAX], *bare;
 
-	pl->s_ovl = NULL;
+	pl->s_ovl = pl->s_ovl_bare = NULL;
 	if (pl->s_home == NULL || snprintf(wk, sizeof(wk), "%s/work/%s",
-	    pl->s_layer, name) >= (int)sizeof(wk))
+	    pl->s_layer, name) >= (int)sizeof(wk) ||
+	    (bare = ovl_opts(pl, wk, 0)) == NULL)
 		return;
-	/* longer options would be cut at the page: a truncated workdir */
-	n = snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,"
-	    "userxattr%s", pl->s_home, pl->s_up, wk,
-	    pl->s_volatile ? ",volatile" : "");
 	/* a directory of this user's, made now: never a link */
-	if (n < 0 || n > ES_MOUNT_DATA_MAX ||
-	    (mkdir(wk, 0700) == -1 && errno != EEXIST) || !own_dir(wk))
+	if ((mkdir(wk, 0700) == -1 && errno != EEXIST) || !own_dir(wk)) {
+		free(bare);
 		return;
-	pl->s_ovl = xstrdup(opts);
+	}
+	plan_mask(pl);
+	if (pl->nmask > 0 && (pl->s_ovl = ovl_opts(pl, wk, 1)) != NULL)
+		pl->s_ovl_bare = bare;
+	else
+		pl->s_ovl = bare;
 }
 
 /*

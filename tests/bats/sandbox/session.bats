@@ -790,8 +790,9 @@ lr_own() {
 }
 
 # lpy CODE: python3 as the agent, as WHO, the shim preloaded; call(S)
-# runs S in one sandboxed shell, rebuild() changes a path the held view
-# watches, so the next call gets a new one.
+# runs S in one sandboxed shell, up() waits until a call has written
+# "up" to the fifo up, go() lets it on through the fifo go, rebuild()
+# changes a path the held view watches, so the next call gets a new one.
 lpy() {
 	local as=()
 	if [ "$WHO" = nobody ] && [ "$(id -u)" = 0 ]; then
@@ -806,11 +807,119 @@ sess = os.path.dirname(os.environ["TMPDIR"])
 def call(s):
     r = subprocess.run(["bash", "-c", s])
     print("status", r.returncode, flush=True)
+def up():
+    open("up").read()
+def go():
+    open("go", "w").write("go\n")
 def keeper():
     return open(sess + "/keeper").read().split()[0]
 def rebuild():
     open(h + "/.gitconfig", "a").write("# view %s\n" % keeper())
 '"$1" "${@:2}"
+}
+
+# lr_fifos: the two fifos a running call and the agent meet at.
+lr_fifos() {
+	mkfifo "$WS/up" "$WS/go"
+	chmod 666 "$WS/up" "$WS/go"
+	lr_own
+}
+
+# A call holds on until the agent has logged in (to gh, AWS, Claude
+# Code, a new ssh key, Claude's backup of ~/.claude.json, docker), then
+# reads every file the login made.
+LOGIN_CALL='cat ~/.ssh/known_hosts; echo up >up; read _ <go
+for f in ~/.config/gh/hosts.yml ~/.aws/credentials ~/.claude/.credentials.json \
+    ~/.ssh/id_new ~/.claude.json.backup ~/.docker/config.json ~/.claude.json; do
+	cat "$f" 2>/dev/null
+done
+cat ~/notes.txt; ls -A ~/.ssh; echo end'
+LOGIN='
+os.makedirs(h + "/.config/gh")
+open(h + "/.config/gh/hosts.yml", "w").write("oauth_token: LOGINSECRET\n")
+os.makedirs(h + "/.aws")
+open(h + "/.aws/credentials", "w").write("aws_secret_access_key = LOGINSECRET\n")
+open(h + "/.claude/.credentials.json", "w").write("{\"LOGINSECRET\": 1}\n")
+open(h + "/.ssh/id_new", "w").write("LOGINSECRET\n")
+open(h + "/.claude.json.backup", "w").write("{\"LOGINSECRET\": 1}\n")
+os.makedirs(h + "/.docker")
+open(h + "/.docker/config.json", "w").write("{\"auths\": \"LOGINSECRET\"}\n")
+open(h + "/.claude.json.new", "w").write("{\"LOGINSECRET\": 1}\n")
+os.rename(h + "/.claude.json.new", h + "/.claude.json")
+open(h + "/notes.txt", "w").write("visible\n")
+'
+
+# login_running: the login while a call runs, then the next call.
+login_running() {
+	mkdir -p "$LH/.ssh" "$LH/.claude" "$LH/.config"
+	echo "example.org ssh-ed25519 AAAAkept" >"$LH/.ssh/known_hosts"
+	echo '{}' >"$LH/.claude.json"
+	lr_fifos
+	run lpy '
+p = subprocess.Popen(["bash", "-c", sys.argv[1]])
+up()
+'"$LOGIN"'
+go()
+p.wait()
+call("cat ~/.config/gh/hosts.yml ~/.aws/credentials ~/.claude/.credentials.json ~/.ssh/id_new ~/.claude.json.backup ~/.docker/config.json 2>/dev/null; cat ~/notes.txt")
+' "$LOGIN_CALL"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "example.org ssh-ed25519 AAAAkept" ]
+	lacks LOGINSECRET
+	# the running call still sees the home as it is (the control: the
+	# test can fail), and ~/.ssh as it was, but for the new key
+	[ "$(grep -cx visible <<<"$output")" = 2 ]
+	grep -qx known_hosts <<<"$output"
+	lacks -x id_new
+	grep -qx end <<<"$output"
+	grep -qx "status 0" <<<"$output"
+	grep -q LOGINSECRET "$LH/.ssh/id_new"
+}
+
+@test "a login made while a call runs is hidden from that call, and from the next (nobody)" {
+	lr nobody
+	login_running
+}
+
+@test "a login made while a call runs is hidden from that call, and from the next (root)" {
+	lr "$(id -un)"
+	login_running
+}
+
+@test "a reveal line still shows what a login makes during a run; a kept layer keeps nothing of the mask" {
+	lr nobody
+	mkdir -p "$LH/.claude"
+	lr_fifos
+	printf 'home-layer workspace\n' >"$R/kept.policy"
+	printf 'home-layer workspace\nreveal ~/.npmrc\n' >"$R/reveal.policy"
+	chmod 644 "$R"/*.policy
+	[ "$WHO" != nobody ] || [ "$(id -u)" != 0 ] || chown 65534:65534 "$R"/*.policy
+	# run 1: the token and the login appear while a call runs: hidden
+	LPOLICY=$R/kept.policy run lpy '
+p = subprocess.Popen(["bash", "-c", "echo up >up; read _ <go; cat ~/.npmrc ~/.claude/.credentials.json 2>&1 | sed s/^.*:/cat:/; echo end"])
+up()
+open(h + "/.npmrc", "w").write("//r/:_authToken=REVEALED\n")
+open(h + "/.claude/.credentials.json", "w").write("LOGINSECRET\n")
+go()
+p.wait()
+'
+	[ "$status" -eq 0 ]
+	lacks -e REVEALED -e LOGINSECRET
+	grep -qx end <<<"$output"
+	# run 2, the same kept layer, revealing ~/.npmrc: a running call sees
+	# it rewritten, and the rest stays hidden
+	LPOLICY=$R/reveal.policy run lpy '
+p = subprocess.Popen(["bash", "-c", "cat ~/.npmrc; echo up >up; read _ <go; cat ~/.npmrc ~/.claude/.credentials.json 2>/dev/null; echo end"])
+up()
+open(h + "/.npmrc", "w").write("//r/:_authToken=REVEALED-AGAIN\n")
+go()
+p.wait()
+'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "//r/:_authToken=REVEALED" ]
+	[ "${lines[1]}" = "//r/:_authToken=REVEALED-AGAIN" ]
+	lacks LOGINSECRET
+	grep -qx end <<<"$output"
 }
 
 # plant PATH SHAPE: what a call puts where a mount of the session goes:
