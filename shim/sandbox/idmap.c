@@ -181,9 +181,16 @@ passable(const struct es_sbx_plan *pl, const char *path)
 		if (strncmp(buf, pl->treepath[0], hl) == 0 &&
 		    (buf[hl] == '\0' || buf[hl] == '/'))
 			continue;	/* in the idmapped home */
-		if (pl->s_dir != NULL && strncmp(pl->s_dir, buf,
-		    strlen(buf)) == 0)
-			continue;	/* the session's directory or its base */
+		/*
+		 * the session's directory or its base; what holds the base
+		 * (the state directory's envshim/, 0700) is no tmpfs of
+		 * init's and must let others through like the rest
+		 */
+		if (pl->s_dir != NULL && strncmp(pl->s_dir, buf, (n =
+		    strlen(buf))) == 0 && (pl->s_dir[n] == '\0' ||
+		    (pl->s_dir[n] == '/' && strchr(pl->s_dir + n + 1,
+		    '/') == NULL)))
+			continue;
 		if (stat(buf, &st) == -1 || !(st.st_mode & S_IXOTH))
 			return 0;
 	}
@@ -223,8 +230,8 @@ es_sbx_idmap(struct es_sbx_plan *pl, const char *home)
 	for (i = 0; i < ES_SBX_NTREE; i++) {
 		if (i > 0)
 			pl->treepath[i] = top[i];
-		/* the kept layer goes in after init took the new uid */
-		if (top[i] != NULL && ((i == 2 && !passable(pl, top[i])) ||
+		/* the session and the kept layer go in after init took the new uid */
+		if (top[i] != NULL && ((i > 0 && !passable(pl, top[i])) ||
 		    (pl->tree[i] = idmapped(top[i], pl->usernsfd, 0)) == 0))
 			goto fail;
 	}
