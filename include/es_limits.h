@@ -15,6 +15,7 @@
 #define ES_HIDE_MOUNTS		512	/* paths the builtin hide list expands to */
 #define ES_HIDE_SCAN		65536	/* bytes of a build config read for a key; */
 					/* a longer one is hidden */
+#define ES_MASK_MAX		2048	/* entries of the home's mask (sandbox, plan.c) */
 #define ES_MAX_SHELLS		32	/* extra shell names */
 #define ES_MAX_PROGRAMS		32	/* program rules (distinct programs) */
 #define ES_PROGRAM_WORDS	8	/* a program's name and leading arguments */

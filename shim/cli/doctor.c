@@ -437,19 +437,24 @@ map_self(const char *file, unsigned long id)
  * namespace with an overlay (userxattr, volatile) whose upper layer is
  * in directory in, as the home's layer is: the sessions' base for a
  * session's, the state directory for a kept one (NFS there refuses it;
- * a tmpfs without user xattrs, before Linux 6.6, too).  0, or -1 with
- * why.
+ * a tmpfs without user xattrs, before Linux 6.6, too).  Then the
+ * home's mask (docs/design.md, "Hidden paths"): a tmpfs with a whiteout,
+ * a layer between the upper and the lower, must hide a file made in the
+ * lower after the mount.  0, or -1 with why; *mask 0, or the errno that
+ * kept the mask from working (-1: a file below its whiteout was seen).
  */
 static int
-home_layer_probe(const char *in, char *why, size_t len)
+home_layer_probe(const char *in, char *why, size_t len, int *mask)
 {
 	char	dir[ES_PATH_MAX], path[ES_PATH_MAX + 16];
-	char	opts[3 * ES_PATH_MAX + 64];
-	static const char *const sub[] = { "lower", "upper", "work", "merged" };
-	int	p[2], st, e = 0;
+	char	opts[6 * ES_PATH_MAX + 128];
+	static const char *const sub[] = { "lower", "upper", "work", "work2",
+	    "merged", "mask" };
+	int	p[2], st, e[2] = { 0, 0 };
 	size_t	i;
 	pid_t	pid;
 
+	*mask = 0;
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/envshim-probe.XXXXXX",
 	    in) >= sizeof(dir) || mkdtemp(dir) == NULL) {
 		snprintf(why, len, "cannot make a directory in %s: %s", in,
@@ -460,9 +465,6 @@ home_layer_probe(const char *in, char *why, size_t len)
 		snprintf(path, sizeof(path), "%s/%s", dir, sub[i]);
 		(void)mkdir(path, 0700);
 	}
-	snprintf(opts, sizeof(opts), "lowerdir=%s/lower,upperdir=%s/upper,"
-	    "workdir=%s/work,userxattr,volatile", dir, dir, dir);
-	snprintf(path, sizeof(path), "%s/merged", dir);
 	fflush(stdout);
 	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
 		snprintf(why, len, "cannot fork: %s", strerror(errno));
@@ -472,30 +474,56 @@ home_layer_probe(const char *in, char *why, size_t len)
 	if (pid == 0) {
 		uid_t u = getuid();
 		gid_t g = getgid();
+		struct stat sb;
 		int fd;
 
 		close(p[0]);
+		snprintf(path, sizeof(path), "%s/merged", dir);
+		snprintf(opts, sizeof(opts), "lowerdir=%s/lower,"
+		    "upperdir=%s/upper,workdir=%s/work,userxattr,volatile", dir,
+		    dir, dir);
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) == -1)
-			e = errno;
+			e[0] = errno;
 		else if (map_self("/proc/self/uid_map", u) == -1 ||
 		    ((fd = open("/proc/self/setgroups", O_WRONLY)) != -1 &&
 		    (write(fd, "deny", 4) != 4 || close(fd) == -1)) ||
 		    map_self("/proc/self/gid_map", g) == -1)
-			e = errno ? errno : EPERM;
-		else if (mount("overlay", path, "overlay", 0, opts) == -1)
-			e = errno;
-		(void)!write(p[1], &e, sizeof(e));
+			e[0] = errno ? errno : EPERM;
+		else if (mount("overlay", path, "overlay", 0, opts) == -1 ||
+		    umount2(path, MNT_DETACH) == -1)
+			e[0] = errno;
+		/*
+		 * The mask: a whiteout on a tmpfs, a layer between; a file
+		 * made below it after the mount must stay unseen.
+		 */
+		snprintf(opts, sizeof(opts), "lowerdir=%s/mask/a:%s/mask/b:"
+		    "%s/lower,upperdir=%s/upper,workdir=%s/work2,userxattr,"
+		    "volatile", dir, dir, dir, dir, dir);
+		snprintf(path, sizeof(path), "%s/mask", dir);
+		if (e[0] == 0 && (mount("tmpfs", path, "tmpfs", 0, NULL) == -1 ||
+		    chdir(path) == -1 || mkdir("a", 0700) == -1 ||
+		    mkdir("b", 0700) == -1 ||
+		    mknod("b/login", S_IFCHR, 0) == -1 || chdir(dir) == -1 ||
+		    mount("overlay", "merged", "overlay", 0, opts) == -1 ||
+		    (fd = open("lower/login", O_WRONLY | O_CREAT | O_CLOEXEC,
+		    0600)) == -1 || close(fd) == -1))
+			e[1] = errno;
+		else if (e[0] == 0 && stat("merged/login", &sb) == 0)
+			e[1] = -1;
+		(void)!write(p[1], e, sizeof(e));
 		_exit(0);
 	}
 	close(p[1]);
-	if (read(p[0], &e, sizeof(e)) != (ssize_t)sizeof(e))
-		e = ECHILD;
+	if (read(p[0], e, sizeof(e)) != (ssize_t)sizeof(e))
+		e[0] = ECHILD;
 	close(p[0]);
 	(void)waitpid(pid, &st, 0);
 	(void)es_session_remove(dir);
-	if (e == 0)
+	*mask = e[1];
+	if (e[0] == 0)
 		return 0;
-	snprintf(why, len, "an overlay in a user namespace: %s", strerror(e));
+	snprintf(why, len, "an overlay in a user namespace: %s",
+	    strerror(e[0]));
 	return -1;
 }
 
@@ -515,6 +543,7 @@ check_session(struct doc *d, const struct es_policy *p)
 	size_t	i, n = 0;
 	char	*s;
 	int	kept = p->nlayers > 0 && p->home_layer == ES_LAYER_WORKSPACE;
+	int	mask;
 	const char *fix = "Linux 5.11 or later with unprivileged overlayfs";
 
 	/* where a run's session goes, made and checked as the run does */
@@ -537,7 +566,8 @@ check_session(struct doc *d, const struct es_policy *p)
 	}
 	if (kept && mkdir(dir, 0700) == -1 && errno != EEXIST)
 		kept = 0;
-	if (home_layer_probe(kept ? dir : base, why, sizeof(why)) == 0) {
+	if (home_layer_probe(kept ? dir : base, why, sizeof(why),
+	    &mask) == 0) {
 		if (home == NULL || realpath(home, rh) == NULL ||
 		    strpbrk(rh, ",:\\") == NULL) {
 			if (!kept || es_layer_dir(home, NULL, dir,
@@ -550,6 +580,18 @@ check_session(struct doc *d, const struct es_policy *p)
 			printf("     sessions in: %s\n", base);
 			printf("     home layer: %s%s\n", kept ? "kept per "
 			    "workspace in " : "", dir);
+			if (mask == 0) {
+				printf("     a credential file made in the "
+				    "home while a shell runs is hidden from "
+				    "it too (whiteouts below the layer)\n");
+				return;
+			}
+			printf("%s--  %s session mask: %s: a credential file "
+			    "made in the home while a shell runs is readable "
+			    "by that shell until it ends; the next one does "
+			    "not see it\n", d->colour ? "\033[33m" : "",
+			    d->colour ? "\033[0m" : "", mask == -1 ? "a file "
+			    "below a whiteout was seen" : strerror(mask));
 			return;
 		}
 		snprintf(why, sizeof(why), "the home's path %s holds ',', "
@@ -567,7 +609,9 @@ check_session(struct doc *d, const struct es_policy *p)
 			n++;
 		}
 	printf("%s\n     the rest of the home stays read-only, and a cache "
-	    "directory missing in the home cannot be made; fix: %s\n",
+	    "directory missing in the home cannot be made; a credential "
+	    "file made or renamed into place in the home while a shell runs "
+	    "is readable by that shell until it ends; fix: %s\n",
 	    n == 0 ? " none exist here" : "", fix);
 	printf("     sessions in: %s\n", base);
 }

@@ -255,17 +255,18 @@ stale_hides(const struct es_sbx_plan *pl, unsigned long long kpid,
 	for (i = 0; i < pl->nmnt; i++) {
 		m = &pl->mnt[i];
 		if ((m->kind != ES_MK_HIDE_DIR && m->kind != ES_MK_HIDE_FILE) ||
-		    strncmp(m->path, pl->s_home, hl) != 0 || m->path[hl] != '/')
+		    strncmp(ES_MNT_AT(m), pl->s_home, hl) != 0 ||
+		    ES_MNT_AT(m)[hl] != '/')
 			continue;
 		len = snprintf(path, sizeof(path), "/proc/%llu/root%s", kpid,
-		    m->path);
+		    ES_MNT_AT(m));
 		if (len < 0 || (size_t)len >= sizeof(path) ||
 		    lstat(path, &st) == 0)
 			continue;
 		if (errno != ENOENT && errno != ENOTDIR)
 			return 1;
 		/* the nearest ancestor the view has */
-		n = (size_t)len - strlen(m->path) + hl;
+		n = (size_t)len - strlen(ES_MNT_AT(m)) + hl;
 		while ((e = strrchr(path, '/')) != NULL && (size_t)(e - path) > n) {
 			*e = '\0';
 			if (lstat(path, &st) == 0)
@@ -395,7 +396,8 @@ start_keeper(struct es_sbx_plan *pl, uint64_t key, uint64_t fresh)
 	snprintf(path, sizeof(path), "%s/keeper", pl->s_dir);
 	snprintf(tmp, sizeof(tmp), "%s/keeper.%ld", pl->s_dir,
 	    (long)getpid());
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	(void)unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600)) == -1 || write(fd, line, (size_t)len) != len ||
 	    close(fd) == -1 || rename(tmp, path) == -1) {
 		/* a keeper nobody can find would hold its view for nothing */
@@ -442,12 +444,18 @@ take_lock(const struct es_sbx_plan *pl)
 {
 	struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
 	char path[ES_PATH_MAX];
+	struct stat st;
 	int lock, i;
 
 	snprintf(path, sizeof(path), "%s/keeper.lock", pl->s_dir);
-	if ((lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-	    0600)) == -1)
+	/* a fifo would hold the open: only a file of ours locks */
+	if ((lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC, 0600)) == -1)
 		return -1;
+	if (fstat(lock, &st) == -1 || !S_ISREG(st.st_mode)) {
+		close(lock);
+		return -1;
+	}
 	for (i = 0; i < 300; i++) {
 		if (flock(lock, LOCK_EX | LOCK_NB) == 0)
 			return lock;

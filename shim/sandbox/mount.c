@@ -29,6 +29,11 @@
 
 #include "sbx.h"
 
+/* linux/fs.h's, which would clash with sys/mount.h */
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE	(1 << 0)
+#endif
+
 /* The host devices the private /dev keeps, each bound on its own. */
 static const char *const dev_nodes[] = {
 	"null", "zero", "full", "random", "urandom", "tty"
@@ -217,6 +222,245 @@ mount_root(int fd)
 	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
 }
 
+/* An empty file of mode, made now: 0, or -1 with errno. */
+static int
+mkfile(int dfd, const char *name, mode_t mode)
+{
+	int fd;
+
+	if ((fd = openat(dfd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW |
+	    O_CLOEXEC, mode)) == -1)
+		return -1;
+	return close(fd);
+}
+
+/*
+ * A directory in the way (it is not empty) moved aside, within its own
+ * directory, under a name of ours: 0, or -1 with errno.
+ */
+static int
+aside(int dfd, const char *name)
+{
+	char to[64];
+	size_t off;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		off = 0;
+		es_sbx_put_str(to, sizeof(to), &off, ".envshim-moved.");
+		es_sbx_put_ulong(to, sizeof(to), &off, (unsigned long)getpid());
+		es_sbx_put_str(to, sizeof(to), &off, ".");
+		es_sbx_put_ulong(to, sizeof(to), &off, (unsigned long)i);
+		if (syscall(SYS_renameat2, dfd, name, dfd, to,
+		    RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+enum { AT_LOOK, AT_DIR, AT_FILE };
+
+/*
+ * One name of at_path in dfd: a directory, unless it is the last one and
+ * a file is wanted.  With AT_LOOK it must be there and not a link (the
+ * last one may be of any other kind); else it is made so: what is
+ * missing is made (directories of mode), a link, file or fifo in the way
+ * removed, a directory in the way moved aside.  O_PATH fd, -1 with errno.
+ */
+static int
+at_one(int dfd, const char *name, int make, int last, mode_t mode)
+{
+	int dir = !last || make != AT_FILE, fd, i;
+	struct stat st;
+
+	for (i = 0; i < 4; i++) {
+		if ((fd = openat(dfd, name, O_PATH | O_NOFOLLOW |
+		    O_CLOEXEC)) != -1) {
+			if (fstat(fd, &st) == -1) {
+				close(fd);
+				return -1;
+			}
+			if (!S_ISLNK(st.st_mode) && (make == AT_LOOK ?
+			    (last || S_ISDIR(st.st_mode)) :
+			    dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)))
+				return fd;
+			close(fd);
+			errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+			if (make == AT_LOOK)
+				return -1;
+			if (!S_ISDIR(st.st_mode) ?
+			    unlinkat(dfd, name, 0) == -1 :
+			    unlinkat(dfd, name, AT_REMOVEDIR) == -1 &&
+			    aside(dfd, name) == -1)
+				return -1;
+		} else if (errno != ENOENT || make == AT_LOOK)
+			return -1;
+		if ((dir ? mkdirat(dfd, name, mode) :
+		    mkfile(dfd, name, 0600)) == -1 && errno != EEXIST)
+			return -1;
+	}
+	errno = ELOOP;
+	return -1;
+}
+
+#ifndef SYS_openat2
+#define SYS_openat2	437
+#endif
+
+/*
+ * path opened O_PATH in one call that follows no link on the way
+ * (openat2, RESOLVE_NO_SYMLINKS, Linux 5.6+): the way as planned, no
+ * walk needed.  -1 when anything is off, or the kernel cannot.
+ */
+static int
+at_once(const char *path)
+{
+	struct { uint64_t flags, mode, resolve; } how = {
+		O_PATH | O_CLOEXEC, 0, 0x04 | 0x02	/* NO_SYMLINKS, NO_MAGICLINKS */
+	};
+
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
+/*
+ * Opens path, absolute and without a link (the plan resolved it), one
+ * name at a time without following a link.  Where a sandboxed command
+ * writes (the session's /tmp, the home's layer, the workspace) it may
+ * have left anything on the way: with AT_LOOK such a path is not the
+ * one planned (-1); with AT_DIR or AT_FILE the way is made as planned
+ * (at_one).  *pfd, when pfd is not NULL, gets the last name's directory
+ * and name that name, to open what is mounted there afterwards.  O_PATH
+ * fd, or -1 with errno.  Most ways are as planned: one openat2 for the
+ * directory, and the walk only when it finds something off.
+ */
+static int
+at_path(const char *path, int make, int *pfd, char *name)
+{
+	char comp[NAME_MAX + 1], dir[ES_PATH_MAX];
+	const char *s = path, *e, *slash = strrchr(path, '/');
+	int dfd, fd, last;
+	size_t n;
+
+	if (slash != NULL && slash > path && slash[1] != '\0' &&
+	    (size_t)(slash - path) < sizeof(dir) &&
+	    strlen(slash + 1) <= NAME_MAX) {
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+		if ((dfd = at_once(dir)) != -1) {
+			if ((fd = at_one(dfd, slash + 1, make, 1, 0755)) == -1 ||
+			    pfd == NULL)
+				close(dfd);
+			else {
+				*pfd = dfd;
+				memcpy(name, slash + 1, strlen(slash + 1) + 1);
+			}
+			return fd;
+		}
+	}
+	if ((dfd = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	for (;;) {
+		while (*s == '/')
+			s++;
+		e = strchrnul(s, '/');
+		if ((n = (size_t)(e - s)) == 0 || n > NAME_MAX) {
+			close(dfd);
+			errno = n == 0 ? EINVAL : ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(comp, s, n);
+		comp[n] = '\0';
+		for (s = e; *s == '/'; s++)
+			;
+		last = *s == '\0';
+		if ((fd = at_one(dfd, comp, make, last, 0755)) == -1 || !last) {
+			close(dfd);
+			if (fd == -1)
+				return -1;
+			dfd = fd;
+			continue;
+		}
+		if (pfd != NULL) {
+			*pfd = dfd;
+			memcpy(name, comp, n + 1);
+		} else
+			close(dfd);
+		return fd;
+	}
+}
+
+/* What is mounted on name in dfd now, O_PATH: the mount's own root. */
+static int
+mounted(int dfd, const char *name)
+{
+	return openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/*
+ * A small tmpfs on /dev/shm holding one empty file (f) and one empty
+ * directory (d), while placeholders are bound from it; hide_paths adds
+ * its stubs (tN) and session stand-ins (sN) before scratch_seal makes it
+ * read-only and returns its device.  Not on /tmp: a session binds a home
+ * or workspace that lives under /tmp back at its path, and a scratch
+ * mount there would hide it while the binds are made.  scratch_off
+ * detaches it; the binds hold it.
+ */
+static void
+scratch_make(const struct es_sbx_plan *pl, int step)
+{
+	int f;
+
+	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV |
+	    MS_NOEXEC, "mode=0755,size=16k,nr_inodes=64") == -1 ||
+	    (f = openat(AT_FDCWD, "/dev/shm/f", O_CREAT | O_EXCL | O_WRONLY |
+	    O_CLOEXEC, 0600)) == -1 || close(f) == -1 ||
+	    mkdir("/dev/shm/d", 0700) == -1)
+		es_sbx_fail(pl, step, -1);
+}
+
+static dev_t
+scratch_seal(const struct es_sbx_plan *pl, int step)
+{
+	struct stat st;
+
+	if (remount("/dev/shm", 1) == -1 || stat("/dev/shm/f", &st) == -1)
+		es_sbx_fail(pl, step, -1);
+	return st.st_dev;
+}
+
+static void
+scratch_off(const struct es_sbx_plan *pl, int step)
+{
+	if (umount2("/dev/shm", MNT_DETACH) == -1)
+		es_sbx_fail(pl, step, -1);
+}
+
+/*
+ * A link where a read-only path goes (a .git/hooks a command planted to
+ * point at what it writes) is not followed, nor fatal: an empty
+ * read-only file covers it (only a file goes on a link), so nothing is
+ * found or written there and it cannot be moved.
+ */
+static void
+ro_cover(const struct es_sbx_plan *pl, int dfd, const char *comp, int item)
+{
+	char fp[40];
+	int fd;
+
+	if ((fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		es_sbx_fail(pl, ES_S_RO_LINK, item);
+	scratch_make(pl, ES_S_RO_LINK);
+	(void)scratch_seal(pl, ES_S_RO_LINK);
+	if (mount("/dev/shm/f", fdpath(fp, sizeof(fp), fd), NULL, MS_BIND,
+	    NULL) == -1)
+		es_sbx_fail(pl, ES_S_RO_LINK, item);
+	scratch_off(pl, ES_S_RO_LINK);
+	close(fd);
+}
+
 /*
  * Makes rel (below the workspace) read-only.  Every directory between the
  * workspace and rel becomes a mount of itself first: a mount point cannot
@@ -249,9 +493,11 @@ protect_ro(const struct es_sbx_plan *pl, int item)
 		if ((fd = open_nofollow(dfd, comp)) == -1 && errno == ENOENT &&
 		    e == NULL && pl->mnt[item].mkdir && mkdirat(dfd, comp, 0755) == 0)
 			fd = open_nofollow(dfd, comp);
+		if (fd == -2) {
+			ro_cover(pl, dfd, comp, item);
+			break;
+		}
 		if (fd < 0) {
-			if (fd == -2)
-				es_sbx_fail(pl, ES_S_RO_LINK, item);
 			if (errno == ENOENT || errno == ENOTDIR)
 				break;		/* nothing to protect */
 			es_sbx_fail(pl, ES_S_RO_OPEN, item);
@@ -366,36 +612,6 @@ setup_dev(const struct es_sbx_plan *pl)
 }
 
 /*
- * A mount point for a bind whose target the private /tmp covered: its
- * directories, then a directory or an empty file like the source.
- */
-static int
-make_target(const char *path, int dir)
-{
-	char buf[ES_PATH_MAX];
-	struct stat st;
-	size_t off = 0;
-	char *s;
-	int fd;
-
-	if (stat(path, &st) == 0)
-		return 0;
-	es_sbx_put_str(buf, sizeof(buf), &off, path);
-	for (s = buf + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	if (dir)
-		return mkdir(buf, 0755) == -1 && errno != EEXIST ? -1 : 0;
-	if ((fd = openat(AT_FDCWD, buf, O_CREAT | O_WRONLY | O_CLOEXEC,
-	    0600)) == -1)
-		return -1;
-	return close(fd);
-}
-
-/*
  * Does hidden directory m hold the session (the runtime directory, the
  * sessions' base)?  Its stand-in then holds the way to the session's
  * tmp/, which goes back at its own path: the agent's TMPDIR.
@@ -433,9 +649,17 @@ session_tmp(const struct es_sbx_plan *pl, int tfd, int vfd)
 	close(vfd);
 }
 
-/* An idmapped copy (idmap.c), detached, put at path. */
+/* An idmapped copy (idmap.c), detached, put on to (O_PATH). */
 static int
-move_tree(int fd, const char *path)
+move_tree(int fd, int to)
+{
+	return (int)syscall(SYS_move_mount, fd, "", to, "",
+	    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+}
+
+/* The same, at path: a tree attach_trees puts where no command wrote. */
+static int
+move_tree_at(int fd, const char *path)
 {
 	return (int)syscall(SYS_move_mount, fd, "", AT_FDCWD, path,
 	    MOVE_MOUNT_F_EMPTY_PATH);
@@ -485,7 +709,7 @@ attach_trees(const struct es_sbx_plan *pl)
 	const char *slash;
 	size_t i, off = 0;
 
-	if (pl->tree[0] != 0 && move_tree(pl->tree[0] - 1,
+	if (pl->tree[0] != 0 && move_tree_at(pl->tree[0] - 1,
 	    pl->treepath[0]) == -1)
 		es_sbx_fail(pl, ES_S_BIND, -1);
 	if (pl->tree[1] != 0) {
@@ -500,12 +724,150 @@ attach_trees(const struct es_sbx_plan *pl)
 	if (pl->tree[1] != 0 && mkdir(pl->treepath[1], 0700) == -1)
 		es_sbx_fail(pl, ES_S_BIND, -1);
 	for (i = 1; i < ES_SBX_NTREE; i++)
-		if (pl->tree[i] != 0 && move_tree(pl->tree[i] - 1,
+		if (pl->tree[i] != 0 && move_tree_at(pl->tree[i] - 1,
 		    pl->treepath[i]) == -1)
 			es_sbx_fail(pl, ES_S_BIND, -1);
 	for (i = 0; i < ES_SBX_NTREE; i++)
 		if (pl->tree[i] != 0)
 			close(pl->tree[i] - 1);
+}
+
+/*
+ * Read-only tmpfs over the first directory below the session's /tmp or
+ * /var/tmp on the way to a bind (/var/tmp/x of /var/tmp/x/ws): every
+ * command of the run writes there, and could move a way made in it
+ * (rename, unlink) or replace it, so the view's later copies, or the
+ * next view, would find a link or a file where the bind goes.  A mount
+ * point cannot be moved or removed; what the tmpfs holds, only init
+ * makes.  Sealed read-only once the binds are in (seal_skeletons).
+ */
+static struct {
+	size_t	b;		/* below /tmp (4) or /var/tmp (8) */
+	int	dfd;		/* where it is mounted: this and ... */
+	char	name[NAME_MAX + 1];	/* ... this name */
+} skel[8];
+static size_t nskel;
+
+/*
+ * The length of "/tmp" or "/var/tmp" when path lies below the one the
+ * session covers, with a directory on the way (a skeleton's); else 0.
+ */
+static size_t
+in_session_tmp(const struct es_sbx_plan *pl, const char *path)
+{
+	size_t b;
+
+	if (pl->s_tmp == NULL)
+		return 0;
+	b = strncmp(path, "/tmp/", 5) == 0 ? 4 :
+	    strncmp(path, "/var/tmp/", 9) == 0 ? 8 : 0;
+	return b != 0 && strchr(path + b + 1, '/') != NULL ? b : 0;
+}
+
+/* The skeleton for path's first directory below base (b bytes of path). */
+static void
+skeleton(const struct es_sbx_plan *pl, const char *path, size_t b, int item)
+{
+	char dir[ES_PATH_MAX], fp[40];
+	const char *e = strchr(path + b + 1, '/');
+	size_t i;
+	int fd, dfd;
+
+	if ((size_t)(e - path) >= sizeof(dir))
+		es_sbx_fail(pl, ES_S_TMP, item);
+	memcpy(dir, path, (size_t)(e - path));
+	dir[e - path] = '\0';
+	for (i = 0; i < nskel; i++)
+		if (skel[i].b == b && strcmp(skel[i].name, dir + b + 1) == 0)
+			return;
+	if (nskel == sizeof(skel) / sizeof(skel[0]) ||
+	    (fd = at_path(dir, AT_DIR, &dfd, skel[nskel].name)) == -1 ||
+	    mount("tmpfs", fdpath(fp, sizeof(fp), fd), "tmpfs", MS_NOSUID |
+	    MS_NODEV, "mode=0755,size=16k,nr_inodes=256") == -1)
+		es_sbx_fail(pl, ES_S_TMP, item);
+	close(fd);
+	skel[nskel].b = b;
+	skel[nskel++].dfd = dfd;
+}
+
+/* The skeletons read-only: the binds in them keep their own flags. */
+static void
+seal_skeletons(const struct es_sbx_plan *pl)
+{
+	char fp[40];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < nskel; i++) {
+		if ((fd = mounted(skel[i].dfd, skel[i].name)) == -1 ||
+		    remount(fdpath(fp, sizeof(fp), fd), 1) == -1)
+			es_sbx_fail(pl, ES_S_TMP, -1);
+		close(fd);
+		close(skel[i].dfd);
+	}
+	nskel = 0;
+}
+
+/* Does path lie strictly below dir? */
+static int
+below(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(dir, path, n) == 0 && path[n] == '/';
+}
+
+/*
+ * In the session's /tmp and /var/tmp, the skeleton on the way to path,
+ * unless an earlier bind is where it goes (the home kept at /tmp/h, the
+ * shim in it); item -1 comes after every bind, and all of them count.
+ */
+static void
+skel_way(const struct es_sbx_plan *pl, const char *path, int item)
+{
+	size_t b, i;
+	int covered = 0;
+
+	if ((b = in_session_tmp(pl, path)) == 0)
+		return;
+	for (i = 0; i < (item < 0 ? pl->nmnt : (size_t)item); i++)
+		covered |= (pl->mnt[i].kind == ES_MK_RW ||
+		    pl->mnt[i].kind == ES_MK_KEEP ||
+		    pl->mnt[i].kind == ES_MK_BACK) &&
+		    below(pl->mnt[i].path, path);
+	if (!covered)
+		skeleton(pl, path, b, item);
+}
+
+/*
+ * Binds src (O_PATH) at path, made as planned (at_path): a directory, or
+ * a file; on its skeleton (skel_way).  writable: the bind made writable.
+ * Fails at step for item.
+ */
+static void
+bind_at(const struct es_sbx_plan *pl, int src, const char *path, int writable,
+    int step, int item)
+{
+	char fp[40], tp[40], name[NAME_MAX + 1];
+	struct stat st;
+	int fd, dfd, dir;
+
+	if (fstat(src, &st) == -1)
+		es_sbx_fail(pl, step, item);
+	dir = S_ISDIR(st.st_mode);
+	skel_way(pl, path, item);
+	if ((fd = at_path(path, dir ? AT_DIR : AT_FILE, &dfd, name)) == -1 ||
+	    (item >= 0 && pl->mnt[item].tree != 0 ? move_tree(src, fd) :
+	    mount(fdpath(fp, sizeof(fp), src), fdpath(tp, sizeof(tp), fd), NULL,
+	    MS_BIND | MS_REC, NULL)) == -1)
+		es_sbx_fail(pl, step, item);
+	close(fd);
+	if (writable && ((fd = mounted(dfd, name)) == -1 ||
+	    remount(fdpath(tp, sizeof(tp), fd), 0) == -1))
+		es_sbx_fail(pl, ES_S_WRITABLE, item);
+	if (writable)
+		close(fd);
+	close(dfd);
 }
 
 /* Is plan.mnt[i] the home, kept at its path, under a layer of its own? */
@@ -516,14 +878,15 @@ home_kept(const struct es_sbx_plan *pl, size_t i)
 	    strcmp(pl->mnt[i].path, pl->s_home) == 0;
 }
 
-/* Without the home's layer: each cache's directory held, fd + 1 (plan_cache). */
+/* Without the home's layer: each cache's directory, fd + 1 (plan_cache). */
 static int cache_fd[ES_SBX_NMNT];
 
 /*
  * A cache's directory in the layer, made and opened one component at a
  * time without following a link: a command that wrote the layer through
  * an overlay before (a kept layer) cannot point a directory at the real
- * home.  -1 with errno.
+ * home, and what it left in the way (a link, a file) is replaced, not
+ * fatal (at_one).  -1 with errno.
  */
 static int
 cache_src(const struct es_sbx_plan *pl, const char *src)
@@ -550,14 +913,108 @@ cache_src(const struct es_sbx_plan *pl, const char *src)
 		}
 		memcpy(comp, s, n);
 		comp[n] = '\0';
-		(void)mkdirat(dfd, comp, 0700);
-		fd = open_nofollow(dfd, comp);
+		/* a link, a file or a fifo an earlier run left goes */
+		fd = at_one(dfd, comp, AT_DIR, 0, 0700);
 		close(dfd);
 		if (fd < 0)
 			return -1;
 		dfd = fd;
 		s += n;
 	}
+}
+
+/* The mask's kept entries, held before the overlay covers them: fd + 1. */
+static int kept_fd[ES_MASK_MAX];
+
+/*
+ * The kept entries bound on their places in the mask, once the overlay
+ * is mounted: read-only, as the root turns.  An entry of the layer's own
+ * there (a link a command left at ~/.ssh/config) wins, and none is kept.
+ * With done, the mask's tmpfs detached: the overlay holds its layers.
+ */
+static void
+mask_off(const struct es_sbx_plan *pl, int done)
+{
+	char fp[40], tp[40];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < pl->nmask; i++) {
+		if (kept_fd[i] == 0)
+			continue;
+		if (done && (fd = at_path(pl->masks[i].src, AT_LOOK, NULL,
+		    NULL)) != -1) {
+			(void)mount(fdpath(fp, sizeof(fp), kept_fd[i] - 1),
+			    fdpath(tp, sizeof(tp), fd), NULL, MS_BIND | MS_REC,
+			    NULL);
+			close(fd);
+		}
+		close(kept_fd[i] - 1);
+		kept_fd[i] = 0;
+	}
+	if (umount2(ES_SBX_MASK, MNT_DETACH) == -1)
+		es_sbx_fail(pl, ES_S_MASK, -1);
+}
+
+/*
+ * The home's mask (sbx.h; plan.c, plan_mask) on a tmpfs on /dev, where
+ * the overlay's options name its two layers; the kept entries' real files
+ * held.  1 when it is there; 0 when there is none or it cannot be made
+ * (no whiteout on this kernel): the overlay goes without, and what a
+ * login makes while a view is held is seen in it, as before.
+ */
+static int
+home_mask(const struct es_sbx_plan *pl)
+{
+	const struct es_sbx_mask *m;
+	int a = -1, b = -1, fd, ok;
+	mode_t um;
+	size_t i;
+
+	if (pl->nmask == 0 || mount("tmpfs", ES_SBX_MASK, "tmpfs", MS_NOSUID |
+	    MS_NODEV | MS_NOEXEC, "mode=0755") == -1)
+		return 0;
+	um = umask(0);
+	ok = mkdir(ES_SBX_MASK_A, 0755) == 0 &&
+	    mkdir(ES_SBX_MASK_B, 0755) == 0 &&
+	    (a = openat(AT_FDCWD, ES_SBX_MASK_A, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) != -1 && (b = openat(AT_FDCWD, ES_SBX_MASK_B, O_PATH |
+	    O_DIRECTORY | O_CLOEXEC)) != -1;
+	for (i = 0; ok && i < pl->nmask; i++) {
+		m = &pl->masks[i];
+		switch (m->kind) {
+		case ES_MASK_DIR:
+			ok = mkdirat(a, m->rel, m->mode) == 0 &&
+			    (!m->b || mkdirat(b, m->rel, m->mode) == 0);
+			break;
+		case ES_MASK_HIDDEN:
+			ok = mkdirat(a, m->rel, m->mode) == 0 &&
+			    (!m->b || mknodat(b, m->rel, S_IFCHR, 0) == 0);
+			break;
+		case ES_MASK_GONE:
+			ok = mknodat(b, m->rel, S_IFCHR, 0) == 0;
+			break;
+		case ES_MASK_KEPT:
+			/* gone since the plan: not kept */
+			if ((fd = openat(AT_FDCWD, m->src, O_PATH |
+			    O_CLOEXEC)) == -1)
+				break;
+			kept_fd[i] = fd + 1;
+			ok = m->dir ? mkdirat(a, m->rel, 0700) == 0 :
+			    mkfile(a, m->rel, 0600) == 0;
+			break;
+		default:
+			ok = mkfile(a, m->rel, 0600) == 0;
+		}
+	}
+	umask(um);
+	if (a != -1)
+		close(a);
+	if (b != -1)
+		close(b);
+	if (!ok)
+		mask_off(pl, 0);
+	return ok;
 }
 
 /*
@@ -574,11 +1031,25 @@ static int
 home_layer(const struct es_sbx_plan *pl)
 {
 	size_t i;
-	int fd;
+	int fd, masked;
 
-	if (pl->s_ovl != NULL && mount("overlay", pl->s_home, "overlay",
-	    MS_NOSUID | MS_NODEV, pl->s_ovl) == 0)
-		return 0;
+	if (pl->s_ovl != NULL) {
+		/* the mask between the layer and the real home, or none */
+		masked = home_mask(pl);
+		if (mount("overlay", pl->s_home, "overlay", MS_NOSUID |
+		    MS_NODEV, masked || pl->s_ovl_bare == NULL ? pl->s_ovl :
+		    pl->s_ovl_bare) == 0) {
+			if (masked)
+				mask_off(pl, 1);
+			return 0;
+		}
+		if (masked)
+			mask_off(pl, 0);
+		if (masked && pl->s_ovl_bare != NULL && mount("overlay",
+		    pl->s_home, "overlay", MS_NOSUID | MS_NODEV,
+		    pl->s_ovl_bare) == 0)
+			return 0;
+	}
 	for (i = 0; i < pl->nmnt; i++) {
 		if (pl->mnt[i].kind != ES_MK_CACHE)
 			continue;
@@ -593,13 +1064,9 @@ home_layer(const struct es_sbx_plan *pl)
 static void
 cache_bind(const struct es_sbx_plan *pl, size_t i)
 {
-	char fp[40];
-
 	if (cache_fd[i] == 0)
 		return;		/* the overlay is mounted */
-	if (mount(fdpath(fp, sizeof(fp), cache_fd[i] - 1), pl->mnt[i].path,
-	    NULL, MS_BIND, NULL) == -1 || remount(pl->mnt[i].path, 0) == -1)
-		es_sbx_fail(pl, ES_S_BIND, (int)i);
+	bind_at(pl, cache_fd[i] - 1, pl->mnt[i].path, 1, ES_S_BIND, (int)i);
 	close(cache_fd[i] - 1);
 	cache_fd[i] = 0;
 }
@@ -787,7 +1254,7 @@ needs_hide(const struct es_sbx_plan *pl, const struct es_sbx_mnt *m)
 		return 0;
 	/* joined: already hidden in the session's view, or gone from it */
 	return !pl->joined ||
-	    (lstat(m->path, &st) == 0 && st.st_dev != pl->ph_dev);
+	    (lstat(ES_MNT_AT(m), &st) == 0 && st.st_dev != pl->ph_dev);
 }
 
 /*
@@ -857,6 +1324,7 @@ hide_paths(const struct es_sbx_plan *pl)
 	char sname[] = "/dev/shm/t0";
 	char si[ES_PATH_MAX];
 	struct stat st;
+	char fp[40];
 	size_t i, k, todo = 0, nstub = 0;
 	int f;
 	dev_t dev;
@@ -866,80 +1334,82 @@ hide_paths(const struct es_sbx_plan *pl)
 	/* a view built here walks for sockets too; a joined one has them */
 	if (todo == 0 && (pl->joined || pl->nwalk == 0))
 		return 0;
-	/*
-	 * The scratch tmpfs goes on /dev/shm, where nothing to hide lives:
-	 * on /tmp it would cover, while the binds are made, a home or
-	 * workspace a session binds back under /tmp, and its hidden paths
-	 * would be missed (ENOENT) and shown after the detach.
-	 */
-	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV |
-	    MS_NOEXEC, "mode=0755,size=16k,nr_inodes=64") == -1 ||
-	    (f = openat(AT_FDCWD, "/dev/shm/f", O_CREAT | O_EXCL | O_WRONLY |
-	    O_CLOEXEC, 0600)) == -1 || close(f) == -1 ||
-	    mkdir("/dev/shm/d", 0700) == -1)
-		es_sbx_fail(pl, ES_S_HIDE, -1);
+	scratch_make(pl, ES_S_HIDE);
 	nstub = make_stubs(pl, stub);
 	for (i = 0; i < pl->nmnt; i++)
 		if (needs_hide(pl, &pl->mnt[i]) && holds_session(pl,
 		    &pl->mnt[i]))
 			session_stand_in(pl, i, si, sizeof(si));
-	if (remount("/dev/shm", 1) == -1 || stat("/dev/shm/f", &st) == -1)
-		es_sbx_fail(pl, ES_S_HIDE, -1);
-	dev = st.st_dev;
+	dev = scratch_seal(pl, ES_S_HIDE);
 	for (i = 0; i < pl->nmnt; i++) {
 		const char *src;
 		size_t off = 0;
 
 		m = &pl->mnt[i];
-		if (!needs_hide(pl, m))
+		/*
+		 * Not there, or not as planned: under the private /tmp or
+		 * /dev, in a hidden directory or the mask, or where a command
+		 * left a link (the real path is not reached there).  What is
+		 * there gets the placeholder of its kind.
+		 */
+		if (!needs_hide(pl, m) ||
+		    (f = at_path(ES_MNT_AT(m), AT_LOOK, NULL, NULL)) == -1)
 			continue;
+		/*
+		 * The placeholder of what is there: a stub for a file that
+		 * names one, a session's stand-in for a directory that holds
+		 * it.  EACCES as ES_SBX_ROOT_KUID left at_path's -1 above:
+		 * what init cannot look up, the command cannot either.
+		 */
 		for (k = 0; m->stub != NULL && k < nstub &&
 		    strcmp(stub[k], m->stub) != 0; k++)
 			;
 		sname[sizeof(sname) - 2] = (char)('0' + k);
-		src = m->kind == ES_MK_HIDE_DIR ? "/dev/shm/d" :
+		if (fstat(f, &st) == -1)
+			es_sbx_fail(pl, ES_S_HIDE, (int)i);
+		src = S_ISDIR(st.st_mode) ? "/dev/shm/d" :
 		    m->stub != NULL && k < nstub ? sname : "/dev/shm/f";
-		if (holds_session(pl, m)) {
+		if (S_ISDIR(st.st_mode) && holds_session(pl, m)) {
 			es_sbx_put_str(si, sizeof(si), &off, "/dev/shm/s");
 			es_sbx_put_ulong(si, sizeof(si), &off, (unsigned long)i);
 			src = si;
 		}
-		/*
-		 * ENOENT: under the private /tmp or /dev, or a hidden dir;
-		 * EACCES as ES_SBX_ROOT_KUID: what init cannot look up, the
-		 * command cannot either
-		 */
-		if (mount(src, m->path, NULL, MS_BIND, NULL) == -1 &&
-		    errno != ENOENT && (errno != EACCES || !pl->idmap))
+		if (mount(src, fdpath(fp, sizeof(fp), f), NULL, MS_BIND,
+		    NULL) == -1)
 			es_sbx_fail(pl, ES_S_HIDE, (int)i);
+		close(f);
 	}
 	if (!pl->joined)
 		hide_nodes(pl);
-	if (umount2("/dev/shm", MNT_DETACH) == -1)
-		es_sbx_fail(pl, ES_S_HIDE, -1);
+	scratch_off(pl, ES_S_HIDE);
 	return dev;
 }
 
 /*
  * The session's tmp/, which /tmp is, at its own path too (the agent's
  * TMPDIR, so a path the agent computed resolves inside), on top of
- * everything: below /tmp or /var/tmp its mount point is made in the
- * session's own directory there, below a hidden directory the stand-in
- * holds it (session_stand_in), elsewhere the read-only root shows it.
+ * everything: below /tmp or /var/tmp its mount point is made on the
+ * skeleton there (skel_way, sealed here with the others), below a hidden
+ * directory the stand-in holds it (session_stand_in), elsewhere the
+ * read-only root shows it.  Never through a link a command left.
  */
 static void
 session_own_path(const struct es_sbx_plan *pl)
 {
 	struct stat a, b;
+	int fd;
 
-	if (pl->s_tmp == NULL || (stat("/tmp", &a) == 0 &&
-	    stat(pl->s_tmp, &b) == 0 && a.st_dev == b.st_dev &&
-	    a.st_ino == b.st_ino))
-		return;
-	if (make_target(pl->s_tmp, 1) == -1 ||
-	    mount("/tmp", pl->s_tmp, NULL, MS_BIND, NULL) == -1 ||
-	    remount(pl->s_tmp, 0) == -1)
-		es_sbx_fail(pl, ES_S_TMP, -1);
+	if (pl->s_tmp != NULL && (stat("/tmp", &a) == -1 ||
+	    stat(pl->s_tmp, &b) == -1 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino)) {
+		/* made without following a link a command left on the way */
+		if ((fd = openat(AT_FDCWD, "/tmp", O_PATH | O_DIRECTORY |
+		    O_CLOEXEC)) == -1)
+			es_sbx_fail(pl, ES_S_TMP, -1);
+		bind_at(pl, fd, pl->s_tmp, 1, ES_S_TMP, -1);
+		close(fd);
+	}
+	seal_skeletons(pl);
 }
 
 /*
@@ -951,9 +1421,8 @@ dev_t
 es_sbx_mounts_base(const struct es_sbx_plan *pl)
 {
 	const struct es_sbx_mnt *m;
-	char tmp[ES_PATH_MAX], fp[40], *s, c;
-	int src[ES_SBX_NMNT], tfd = -1, vfd = -1, layered;
-	struct stat st;
+	char tmp[ES_PATH_MAX], *s, c;
+	int src[ES_SBX_NMNT], tfd = -1, vfd = -1, layered, fd;
 	size_t i, off;
 	dev_t dev;
 
@@ -1028,21 +1497,20 @@ es_sbx_mounts_base(const struct es_sbx_plan *pl)
 		if (m->kind != ES_MK_RW && m->kind != ES_MK_KEEP &&
 		    m->kind != ES_MK_BACK)
 			continue;
-		if (fstat(src[i], &st) == -1 ||
-		    make_target(m->path, S_ISDIR(st.st_mode)) == -1 ||
-		    (m->tree != 0 ? move_tree(src[i], m->path) :
-		    mount(fdpath(fp, sizeof(fp), src[i]), m->path, NULL,
-		    MS_BIND | MS_REC, NULL)) == -1)
-			es_sbx_fail(pl, ES_S_BIND, (int)i);
-		close(src[i]);
 		/* KEEP and BACK stay as read-only as the root they came from. */
-		if (m->kind == ES_MK_RW && !m->host_ro &&
-		    remount(m->path, 0) == -1)
-			es_sbx_fail(pl, ES_S_WRITABLE, (int)i);
+		bind_at(pl, src[i], m->path, m->kind == ES_MK_RW && !m->host_ro,
+		    ES_S_BIND, (int)i);
+		close(src[i]);
 	}
-	/* the own path's mount point, while a private home is writable */
-	if (pl->s_tmp != NULL)
-		(void)make_target(pl->s_tmp, 1);
+	/*
+	 * The own path's way, while a private home is writable: on its
+	 * skeleton, which stays writable for session_own_path to bind on.
+	 */
+	if (pl->s_tmp != NULL) {
+		skel_way(pl, pl->s_tmp, -1);
+		if ((fd = at_path(pl->s_tmp, AT_DIR, NULL, NULL)) != -1)
+			close(fd);
+	}
 	home_private(pl, 1);
 	priv_dirs(pl, 1);
 	setup_dev(pl);

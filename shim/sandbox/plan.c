@@ -127,6 +127,98 @@ covers(const char *a, const char *b)
 }
 
 /*
+ * Does p lie where a sandboxed command can write, as this process sees
+ * the file system: the workspace, a path bound writable, the session's
+ * temp directories, the home's layer?  A link there may be a command's,
+ * and point anywhere.
+ */
+static int
+writable_at(const struct es_sbx_plan *pl, const char *p)
+{
+	size_t i;
+
+	if ((pl->ws != NULL && covers(pl->ws, p)) ||
+	    (pl->s_tmp != NULL && covers(pl->s_tmp, p)) ||
+	    (pl->s_vartmp != NULL && covers(pl->s_vartmp, p)) ||
+	    (pl->s_up != NULL && covers(pl->s_up, p)))
+		return 1;
+	for (i = 0; i < pl->nmnt; i++)
+		if (pl->mnt[i].kind == ES_MK_RW && covers(pl->mnt[i].path, p))
+			return 1;
+	return 0;
+}
+
+/* The next name of a path from s, its end in *e; NULL at the path's end. */
+static const char *
+next_name(const char *s, const char **e)
+{
+	while (*s == '/')
+		s++;
+	*e = strchrnul(s, '/');
+	return *s != '\0' ? s : NULL;
+}
+
+/*
+ * realpath(3), one component at a time: path without a link, into out.
+ * 0; 1 when the way passes a link that lies where a sandboxed command
+ * can write (writable_at), whose target the command chose; -1 when the
+ * path does not exist or cannot be resolved.
+ */
+static int
+resolve(const struct es_sbx_plan *pl, const char *path, char *out, size_t len)
+{
+	char rest[ES_PATH_MAX], link[ES_PATH_MAX];
+	const char *p, *s, *e;
+	struct stat st;
+	size_t o = 0, n;
+	ssize_t k;
+	int hops = 0;
+
+	if (path[0] != '/' || (n = strlen(path)) >= sizeof(rest) || len < 2)
+		return -1;
+	memcpy(rest, path, n + 1);
+	out[0] = '\0';
+	for (p = rest; (s = next_name(p, &e)) != NULL; p = e) {
+		n = (size_t)(e - s);
+		if (n == 1 && s[0] == '.')
+			continue;
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			while (o > 0 && out[--o] != '/')
+				;
+			out[o] = '\0';
+			continue;
+		}
+		if (o + 1 + n >= len)
+			return -1;
+		out[o] = '/';
+		memcpy(out + o + 1, s, n);
+		out[o + 1 + n] = '\0';
+		if (lstat(out, &st) == -1)
+			return -1;
+		if (!S_ISLNK(st.st_mode)) {
+			o += 1 + n;
+			continue;
+		}
+		if (writable_at(pl, out))
+			return 1;
+		if (++hops > 40 ||
+		    (k = readlink(out, link, sizeof(link) - 1)) <= 0 ||
+		    (size_t)k + strlen(e) >= sizeof(rest))
+			return -1;
+		/* the link's text, then what was left after it */
+		memmove(rest + k, e, strlen(e) + 1);
+		memcpy(rest, link, (size_t)k);
+		e = rest;
+		if (link[0] == '/')
+			o = 0;
+		out[o] = '\0';
+	}
+	if (o == 0)
+		memcpy(out, "/", 2);
+	return 0;
+}
+
+/*
  * $ENVSHIM_WORKSPACE (the agent's), else where we are: the one tree the
  * command may write, so never / nor anything holding the home.
  */
@@ -176,21 +268,34 @@ add_mnt(struct es_sbx_plan *pl, int kind, const char *path)
 	return 1;
 }
 
-/* A writable bind, if the path exists. */
+/* A writable bind of rp, a path without a link. */
+static void
+rw_at(struct es_sbx_plan *pl, const char *rp)
+{
+	struct statvfs sv;
+	char *p = xstrdup(rp);
+
+	if (!add_mnt(pl, ES_MK_RW, p)) {
+		free(p);	/* listed already: its flags stay as they are */
+		return;
+	}
+	if (statvfs(p, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+		pl->mnt[pl->nmnt - 1].host_ro = 1;
+}
+
+/*
+ * A writable bind, if the path exists, at its path without a link; none
+ * when the way there passes a link a sandboxed command could have made
+ * (in the workspace, or in a path already bound writable): its target
+ * would be the command's choice.
+ */
 static void
 add_rw(struct es_sbx_plan *pl, const char *path)
 {
-	struct statvfs sv;
-	char *rp;
+	char rp[ES_PATH_MAX];
 
-	if (path == NULL || (rp = realpath(path, NULL)) == NULL)
-		return;
-	if (!add_mnt(pl, ES_MK_RW, rp)) {
-		free(rp);	/* listed already: its flags stay as they are */
-		return;
-	}
-	if (statvfs(rp, &sv) == 0 && (sv.f_flag & ST_RDONLY))
-		pl->mnt[pl->nmnt - 1].host_ro = 1;
+	if (path != NULL && resolve(pl, path, rp, sizeof(rp)) == 0)
+		rw_at(pl, rp);
 }
 
 /*
@@ -202,16 +307,21 @@ add_rw(struct es_sbx_plan *pl, const char *path)
 static void
 keep_file(struct es_sbx_plan *pl, const char *path)
 {
-	char *rp;
+	char buf[ES_PATH_MAX], *rp;
 
-	if (path == NULL || path[0] != '/' || (rp = realpath(path, NULL)) == NULL)
+	/* none through a link a command made (a file of the agent's TMPDIR) */
+	if (path == NULL || path[0] != '/' ||
+	    resolve(pl, path, buf, sizeof(buf)) != 0)
 		return;
-	/* elsewhere the read-only root shows it; the workspace is bound */
-	if (!(covers("/tmp", rp) || (pl->s_tmp != NULL &&
-	    covers("/var/tmp", rp))) || (pl->ws != NULL && covers(pl->ws, rp))) {
-		free(rp);
+	/*
+	 * elsewhere the read-only root shows it; the workspace is bound; the
+	 * session's temp directories are the sandbox's own
+	 */
+	if (!(covers("/tmp", buf) || (pl->s_tmp != NULL &&
+	    covers("/var/tmp", buf))) || (pl->ws != NULL &&
+	    covers(pl->ws, buf)) || writable_at(pl, buf))
 		return;
-	}
+	rp = xstrdup(buf);
 	if (!add_mnt(pl, ES_MK_KEEP, rp))
 		free(rp);
 }
@@ -229,6 +339,74 @@ keep_shim(struct es_sbx_plan *pl)
 }
 
 /*
+ * Where a hidden path is mounted: its path without a link, as the
+ * link's owner meant it (a dotfile manager's ~/.npmrc hides its target).
+ * NULL to leave it be: it is gone, or the way there passes a link a
+ * sandboxed command could have made, which would move the placeholder
+ * where the command chose (over /usr/bin); what such a link reaches is
+ * the command's own, or hidden by its own entry.  init mounts it without
+ * following a link (mount.c, at_path).  The directories are resolved
+ * once each: most hidden paths share a few.
+ */
+static char *
+canon_hide(const struct es_sbx_plan *pl, const char *path)
+{
+	static struct { char *dir, *canon; } memo[32];
+	static size_t nmemo;
+	char dir[ES_PATH_MAX], buf[ES_PATH_MAX], out[ES_PATH_MAX];
+	const char *canon = NULL, *name;
+	struct stat st;
+	size_t dl, i;
+
+	for (dl = strlen(path); dl > 1 && path[dl - 1] == '/'; dl--)
+		;
+	if (path[0] != '/' || dl >= sizeof(dir))
+		return NULL;
+	memcpy(dir, path, dl);
+	dir[dl] = '\0';
+	name = strrchr(dir, '/') + 1;
+	if (*name == '\0')
+		return xstrdup("/");
+	dir[name - 1 - dir] = '\0';
+	for (i = 0; i < nmemo; i++)
+		if (strcmp(memo[i].dir, dir) == 0) {
+			canon = memo[i].canon;
+			break;
+		}
+	if (i == nmemo) {
+		if (resolve(pl, dir[0] != '\0' ? dir : "/", buf,
+		    sizeof(buf)) == 0)
+			canon = buf;
+		if (nmemo < sizeof(memo) / sizeof(memo[0])) {
+			memo[nmemo].dir = xstrdup(dir);
+			memo[nmemo].canon = canon ? xstrdup(canon) : NULL;
+			canon = memo[nmemo++].canon;
+		}
+	}
+	if (canon == NULL || snprintf(out, sizeof(out), "%s/%s",
+	    strcmp(canon, "/") == 0 ? "" : canon, name) >= (int)sizeof(out) ||
+	    lstat(out, &st) == -1)
+		return NULL;
+	if (!S_ISLNK(st.st_mode))
+		return xstrdup(out);
+	return resolve(pl, out, buf, sizeof(buf)) == 0 ? xstrdup(buf) : NULL;
+}
+
+/* A hidden path, planned once, mounted at at (canon_hide, or path itself). */
+static void
+hide_at(struct es_sbx_plan *pl, char *path, char *at, int isdir)
+{
+	pl->mnt[pl->nmnt].kind = isdir ? ES_MK_HIDE_DIR : ES_MK_HIDE_FILE;
+	pl->mnt[pl->nmnt].path = path;
+	pl->mnt[pl->nmnt].at = at;
+	if (strcmp(at, path) == 0) {
+		free(at);
+		pl->mnt[pl->nmnt].at = NULL;
+	}
+	pl->nmnt++;
+}
+
+/*
  * An empty stand-in, if the path exists: tmpfs for a directory, else null.
  * With own, path was allocated for this call and is freed if not kept.
  */
@@ -236,11 +414,23 @@ static void
 add_hide(struct es_sbx_plan *pl, char *path, int own)
 {
 	struct stat st;
+	char *at;
+	size_t i;
 
 	if (path != NULL && path[0] == '/' && stat(path, &st) == 0 &&
-	    add_mnt(pl, S_ISDIR(st.st_mode) ? ES_MK_HIDE_DIR : ES_MK_HIDE_FILE,
-	    path))
-		return;
+	    (at = canon_hide(pl, path)) != NULL) {
+		for (i = 0; i < pl->nmnt; i++)
+			if ((pl->mnt[i].kind == ES_MK_HIDE_DIR ||
+			    pl->mnt[i].kind == ES_MK_HIDE_FILE) &&
+			    strcmp(ES_MNT_AT(&pl->mnt[i]), at) == 0)
+				break;
+		if (i == pl->nmnt && pl->nmnt < ES_SBX_NMNT) {
+			hide_at(pl, own ? path : xstrdup(path), at,
+			    S_ISDIR(st.st_mode));
+			return;
+		}
+		free(at);
+	}
 	if (own)
 		free(path);
 }
@@ -288,27 +478,33 @@ static void
 hide_found(void *arg, const char *path, int isdir)
 {
 	struct hide_ctx *h = arg;
-	char *p, why[128];
+	char *at, why[128];
 
 	if (h->builtin && es_hide_kept(path, h->home))
 		return;
-	if (covers(path, h->pl->ws))
+	if (covers(path, h->pl->ws) || (at = canon_hide(h->pl, path)) == NULL)
 		return;
-	if (h->ifsecret && !isdir && !es_hide_holds(path, h->p, why,
-	    sizeof(why)))
+	if (h->ifsecret && !isdir && !es_hide_holds(at, h->p, why,
+	    sizeof(why))) {
+		free(at);
 		return;
-	if (!first_time(h, path))
+	}
+	/* two entries may name one file through a link: hidden once */
+	if (covers(at, h->pl->ws) || !first_time(h, at)) {
+		free(at);
 		return;
+	}
 	if (h->pl->nmnt == ES_SBX_NMNT)
 		es_sbx_refuse("too many sandbox paths (at most %d)",
 		    ES_SBX_NMNT);
 	/* new by its hash: add_mnt's compare with every mount is not needed */
-	p = xstrdup(path);
-	h->pl->mnt[h->pl->nmnt].kind = isdir ? ES_MK_HIDE_DIR :
-	    ES_MK_HIDE_FILE;
-	h->pl->mnt[h->pl->nmnt].stub = isdir ? NULL : h->stub;
-	h->pl->mnt[h->pl->nmnt++].path = p;
+	hide_at(h->pl, xstrdup(path), at, isdir);
+	h->pl->mnt[h->pl->nmnt - 1].stub = isdir ? NULL : h->stub;
 }
+
+/* What plan_hide saw, for the mask (plan_mask): once a view is built. */
+static const struct es_policy *mask_pol;
+static const char *mask_home;
 
 /* Does the policy reveal builtin entry e? */
 static int
@@ -337,6 +533,8 @@ plan_hide(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
 
 	memset(&dirs, 0, sizeof(dirs));
 	memset(&h, 0, sizeof(h));
+	mask_pol = p;
+	mask_home = home;
 	h.pl = pl;
 	h.home = home;
 	h.p = p;
@@ -439,6 +637,307 @@ plan_walk(struct es_sbx_plan *pl, const char *home)
 	}
 }
 
+/* The mask's entries by their path: index + 1 into the plan's, 0 = free. */
+static unsigned int mslot[2 * ES_MASK_MAX];
+
+/* The entry for rel's first n bytes, or -1 with the free slot in *slot. */
+static long
+mask_find(const struct es_sbx_plan *pl, const char *rel, size_t n,
+    size_t *slot)
+{
+	const size_t cap = sizeof(mslot) / sizeof(mslot[0]);
+	size_t i = es_hash(rel, n) % cap;
+	unsigned int k;
+
+	for (; (k = mslot[i]) != 0; i = (i + 1) % cap)
+		if (strncmp(pl->masks[k - 1].rel, rel, n) == 0 &&
+		    pl->masks[k - 1].rel[n] == '\0')
+			return (long)(k - 1);
+	*slot = i;
+	return -1;
+}
+
+/*
+ * Adds rel to the mask as kind, after the directories on its way, each
+ * a directory of the real home (its mode): the first word on a path
+ * stands.  Below a hidden directory an entry is that placeholder's own
+ * (layer A only: ~/.ssh's kept entries); below a whiteout, nothing is.
+ */
+static void
+mask_add(struct es_sbx_plan *pl, const char *rel, int kind, int dir,
+    const char *src)
+{
+	char path[ES_PATH_MAX];
+	struct es_sbx_mask *m;
+	struct stat st;
+	size_t n = strlen(rel), i, slot = 0;
+	int below = 0;
+	long k;
+
+	for (i = 1; i <= n; i++) {
+		if (i < n && rel[i] != '/')
+			continue;
+		if ((k = mask_find(pl, rel, i, &slot)) >= 0) {
+			if (i == n || pl->masks[k].kind == ES_MASK_GONE ||
+			    pl->masks[k].kind == ES_MASK_FILE ||
+			    pl->masks[k].kind == ES_MASK_KEPT)
+				return;
+			below |= pl->masks[k].kind == ES_MASK_HIDDEN;
+			continue;
+		}
+		if (pl->nmask == ES_MASK_MAX ||
+		    (i == n && kind == ES_MASK_GONE && below))
+			return;
+		m = &pl->masks[pl->nmask];
+		if ((m->rel = strndup(rel, i)) == NULL)
+			es_sbx_refuse("out of memory");
+		m->kind = i < n ? ES_MASK_DIR : kind;
+		m->dir = i < n ? 0 : dir;
+		m->src = i < n ? NULL : src;
+		m->b = !below;
+		m->mode = 0700;
+		if ((m->kind == ES_MASK_DIR || m->kind == ES_MASK_HIDDEN) &&
+		    snprintf(path, sizeof(path), "%s/%s", pl->s_home, m->rel) <
+		    (int)sizeof(path) && stat(path, &st) == 0)
+			m->mode = st.st_mode & 07777;
+		mslot[slot] = (unsigned int)++pl->nmask;
+	}
+}
+
+/*
+ * Where path (under the home as named, or its real path) is in the real
+ * home: 1 with its path below the home's real path in rel; 0 when it is
+ * missing, rel then the part that exists and the first missing name; -1
+ * when it is not the home's (a link out of it, a file on the way, a link
+ * a sandboxed command could have made).
+ */
+static int
+mask_walk(const struct es_sbx_plan *pl, const char *path, char *rel,
+    size_t len)
+{
+	char cur[ES_PATH_MAX], rp[ES_PATH_MAX];
+	size_t hl = strlen(pl->s_home), n, cl;
+	const char *p, *s, *e;
+	struct stat st;
+
+	if (strcmp(mask_home, "/") != 0 && covers(mask_home, path))
+		p = path + strlen(mask_home);
+	else if (covers(pl->s_home, path))
+		p = path + hl;
+	else
+		return -1;
+	memcpy(cur, pl->s_home, hl + 1);
+	for (; (s = next_name(p, &e)) != NULL; p = e) {
+		n = (size_t)(e - s);
+		cl = strlen(cur);
+		if ((n <= 2 && s[0] == '.' && s[n - 1] == '.') ||
+		    cl + 1 + n >= sizeof(cur))
+			return -1;
+		cur[cl] = '/';
+		memcpy(cur + cl + 1, s, n);
+		cur[cl + 1 + n] = '\0';
+		if (lstat(cur, &st) == -1)
+			return errno == ENOENT && snprintf(rel, len, "%s",
+			    cur + hl + 1) < (int)len ? 0 : -1;
+		if (S_ISLNK(st.st_mode)) {
+			if (resolve(pl, cur, rp, sizeof(rp)) != 0 ||
+			    !covers(pl->s_home, rp) || strlen(rp) <= hl ||
+			    stat(rp, &st) == -1)
+				return -1;
+			memcpy(cur, rp, strlen(rp) + 1);
+		}
+		if (!S_ISDIR(st.st_mode) && *e != '\0')
+			return -1;
+	}
+	return strlen(cur) > hl && snprintf(rel, len, "%s", cur + hl + 1) <
+	    (int)len ? 1 : -1;
+}
+
+/*
+ * An entry of the list (builtin) or a hide line as the one absolute path
+ * it names; NULL for a glob.  With flat, a glob's name with each '*'
+ * matching nothing ("~/.claude.json.backup*": ~/.claude.json.backup), or
+ * NULL if that leaves a name empty.
+ */
+static char *
+mask_path(const struct es_sbx_plan *pl, const char *pat, int builtin,
+    int flat)
+{
+	char buf[ES_PATH_MAX], name[64];
+	size_t n = 0, i, m = strlen(pat), j;
+	const char *e, *v;
+
+	if (flat != (strchr(pat, '*') != NULL))
+		return NULL;
+	for (i = 0; i < m; i++)
+		if (pat[i] != '*' && n + 1 < sizeof(buf))
+			buf[n++] = pat[i];
+	buf[n] = '\0';
+	/* a name all stars: the last (~/.ssh's every name) or one on the way */
+	if (m > 0 && pat[m - 1] == '/')
+		m--;
+	for (j = m; j > 0 && pat[j - 1] != '/'; j--)
+		;
+	if (strspn(pat + j, "*") == m - j || strstr(buf, "//") != NULL)
+		return NULL;
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	if (buf[0] != '$')
+		return builtin && buf[0] != '~' && buf[0] != '/' ? NULL :
+		    expand(buf, mask_home, pl->ws);
+	e = strchrnul(buf + 1, '/');
+	if ((n = (size_t)(e - buf - 1)) == 0 || n >= sizeof(name))
+		return NULL;
+	memcpy(name, buf + 1, n);
+	name[n] = '\0';
+	/* a variable of the sandbox's environment naming a tool's moved home */
+	if ((v = getenv(name)) == NULL || v[0] != '/' ||
+	    strstr(v, "/..") != NULL || strlen(v) + strlen(e) >= sizeof(buf))
+		return NULL;
+	memmove(buf + strlen(v), e, strlen(e) + 1);
+	memcpy(buf, v, strlen(v));
+	return xstrdup(buf);
+}
+
+/* An entry for every name of a directory (~/.ssh/ and a star). */
+static int
+dir_star(const char *pat)
+{
+	size_t n = strlen(pat);
+
+	return n > 2 && strcmp(pat + n - 2, "/*") == 0 &&
+	    strchr(pat, '*') == pat + n - 1;
+}
+
+/* Is real, a path of the real home, hidden by the plan itself? */
+static int
+planned_hide(const struct es_sbx_plan *pl, const char *real)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nmnt; i++)
+		if ((pl->mnt[i].kind == ES_MK_HIDE_DIR ||
+		    pl->mnt[i].kind == ES_MK_HIDE_FILE) &&
+		    strcmp(ES_MNT_AT(&pl->mnt[i]), real) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * An entry for every name of a directory: the directory, empty but for
+ * the list's kept entries of it (~/.ssh's known_hosts, config, config.d)
+ * bound back; a whiteout while it is missing.  So a name made in it
+ * later, found or not by a pattern, is no name of the view's.
+ */
+static void
+mask_dir_star(struct es_sbx_plan *pl, const char *pat, int builtin)
+{
+	char rel[ES_PATH_MAX], sub[ES_PATH_MAX], real[ES_PATH_MAX], *d, *dir;
+	size_t plen = strlen(pat) - 1, i;	/* "~/.ssh/" */
+	const char *k;
+	struct stat st;
+	int r;
+
+	if ((d = strndup(pat, plen - 1)) == NULL)
+		es_sbx_refuse("out of memory");
+	dir = mask_path(pl, d, builtin, 0);
+	free(d);
+	/* one in the workspace is its bind's: the mask is the home's */
+	r = dir == NULL || covers(pl->ws, dir) ? -1 :
+	    mask_walk(pl, dir, rel, sizeof(rel));
+	free(dir);
+	if (r == -1)
+		return;
+	mask_add(pl, rel, r == 1 ? ES_MASK_HIDDEN : ES_MASK_GONE, 0, NULL);
+	for (i = 0; r == 1 && builtin && i < es_hide_n; i++) {
+		k = es_hide_list[i].path;
+		if (!(es_hide_list[i].flags & ES_HIDE_KEEP) ||
+		    strncmp(k, pat, plen) != 0 ||
+		    strchr(k + plen, '/') != NULL ||
+		    snprintf(sub, sizeof(sub), "%s/%s", rel, k + plen) >=
+		    (int)sizeof(sub) || snprintf(real, sizeof(real), "%s/%s",
+		    pl->s_home, sub) >= (int)sizeof(real) ||
+		    stat(real, &st) == -1 || planned_hide(pl, real))
+			continue;
+		mask_add(pl, sub, ES_MASK_KEPT, S_ISDIR(st.st_mode),
+		    xstrdup(real));
+	}
+}
+
+/* Shorter first: a hidden directory before what lies in it. */
+static int
+by_length(const void *a, const void *b)
+{
+	size_t x = strlen(ES_MNT_AT(*(const struct es_sbx_mnt *const *)a));
+	size_t y = strlen(ES_MNT_AT(*(const struct es_sbx_mnt *const *)b));
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The mask's entries (sbx.h) for the view about to be built: the hidden
+ * paths of the home found now, each an empty file or directory; a
+ * every-name entry's directory with its kept entries back; and for every
+ * entry that names one path, found or not, a whiteout on its first
+ * missing name, so what a login makes there while the view is held
+ * stays hidden from the commands in it.  A glob's other new names
+ * cannot be known: the next command hides them (plan_hide).
+ */
+static void
+plan_mask(struct es_sbx_plan *pl)
+{
+	const struct es_sbx_mnt **hid;
+	char rel[ES_PATH_MAX], *path;
+	size_t i, k, nh = 0, hl;
+	int pass;
+
+	pl->nmask = 0;
+	if (pl->s_home == NULL || mask_pol == NULL || mask_home == NULL ||
+	    mask_pol->home_private)
+		return;
+	hl = strlen(pl->s_home);
+	if (pl->masks == NULL)
+		pl->masks = xcalloc(ES_MASK_MAX, sizeof(*pl->masks));
+	memset(mslot, 0, sizeof(mslot));
+	for (i = 0; i < es_hide_n; i++)
+		if (!(es_hide_list[i].flags & ES_HIDE_KEEP) &&
+		    !revealed(mask_pol, &es_hide_list[i]) &&
+		    dir_star(es_hide_list[i].path))
+			mask_dir_star(pl, es_hide_list[i].path, 1);
+	for (i = 0; i < mask_pol->nhide; i++)
+		if (dir_star(mask_pol->hide[i].s))
+			mask_dir_star(pl, mask_pol->hide[i].s, 0);
+	hid = xcalloc(pl->nmnt + 1, sizeof(*hid));
+	for (i = 0; i < pl->nmnt; i++)
+		if ((pl->mnt[i].kind == ES_MK_HIDE_DIR ||
+		    pl->mnt[i].kind == ES_MK_HIDE_FILE) &&
+		    strncmp(ES_MNT_AT(&pl->mnt[i]), pl->s_home, hl) == 0 &&
+		    ES_MNT_AT(&pl->mnt[i])[hl] == '/')
+			hid[nh++] = &pl->mnt[i];
+	qsort(hid, nh, sizeof(*hid), by_length);
+	for (k = 0; k < nh; k++)
+		mask_add(pl, ES_MNT_AT(hid[k]) + hl + 1, hid[k]->kind ==
+		    ES_MK_HIDE_DIR ? ES_MASK_HIDDEN : ES_MASK_FILE, 0, NULL);
+	free(hid);
+	for (i = 0; i < es_hide_n + mask_pol->nhide; i++) {
+		const char *pat = i < es_hide_n ? es_hide_list[i].path :
+		    mask_pol->hide[i - es_hide_n].s;
+
+		if (i < es_hide_n && ((es_hide_list[i].flags & ES_HIDE_KEEP) ||
+		    revealed(mask_pol, &es_hide_list[i])))
+			continue;
+		for (pass = 0; pass < 2; pass++) {
+			path = mask_path(pl, pat, i < es_hide_n, pass);
+			if (path == NULL)
+				continue;
+			if (!covers(pl->ws, path) &&
+			    mask_walk(pl, path, rel, sizeof(rel)) == 0)
+				mask_add(pl, rel, ES_MASK_GONE, 0, NULL);
+			free(path);
+		}
+	}
+}
+
 /* What git runs later, outside: hooks, and config (core.hooksPath, ...). */
 static const char *const default_ro[] = { ".git/hooks", ".git/config" };
 
@@ -483,17 +982,18 @@ plan_home_private(struct es_sbx_plan *pl, const struct es_policy *p,
 	if (strcmp(rh, "/") == 0 || covers(rh, "/usr") || covers(rh, "/etc"))
 		es_sbx_refuse("home private: the home %s holds the system", rh);
 	add_mnt(pl, ES_MK_HOME, rh);
+	/* below the home's real path: init follows no link on the way */
 	for (i = 0; i < es_home_nkeep; i++)
-		add_back(pl, es_home_keep[i], home);
+		add_back(pl, es_home_keep[i], rh);
 	if (x != NULL && strpbrk(x, " :") == NULL && x[0] == '/' &&
 	    covers(rh, x)) {
-		add_back(pl, x, home);
+		add_back(pl, x, rh);
 		if (snprintf(buf, sizeof(buf), "%.*s/envshim-sandbox",
 		    (int)(strrchr(x, '/') - x), x) < (int)sizeof(buf))
-			add_back(pl, buf, home);
+			add_back(pl, buf, rh);
 	}
 	if (pl->path != NULL && pl->path[0] == '/' && covers(rh, pl->path))
-		add_back(pl, pl->path, home);
+		add_back(pl, pl->path, rh);
 }
 
 /*
@@ -527,6 +1027,51 @@ plan_cache(struct es_sbx_plan *pl, const struct es_policy *p,
 		snprintf(buf, sizeof(buf), "%s%s", pl->s_up,
 		    es_home_cache[i].path + 1);
 		pl->mnt[pl->nmnt - 1].src = xstrdup(buf);
+	}
+}
+
+/*
+ * The policy's rw paths and the agents' own state (es_agent_state), bound
+ * writable at their paths without a link, and none reached through a
+ * link a sandboxed command could have planted (add_rw): in the
+ * workspace, or in another of these once that one is bound (rw ~/a and
+ * rw ~/a/b: a link left at ~/a/b would bind its target, ~/.ssh, in
+ * its place).  Each found is checked again against all of them, until
+ * none changes; what a check drops stays read-only.
+ */
+static void
+plan_rw(struct es_sbx_plan *pl, const struct es_policy *p, const char *home)
+{
+	char *cand[2 * ES_MAX_PATHS], *res[2 * ES_MAX_PATHS];
+	char buf[ES_PATH_MAX];
+	size_t n = 0, i, first = pl->nmnt;
+	int changed;
+
+	for (i = 0; i < p->nrw && n < ES_MAX_PATHS; i++)
+		cand[n++] = expand(p->rw[i].s, home, pl->ws);
+	/* the agents' own state (es_agent_state, docs/envshim-sandbox.1) */
+	for (i = 0; i < es_agent_nstate && n < sizeof(cand) / sizeof(cand[0]);
+	    i++)
+		cand[n++] = expand(es_agent_state[i].path, home, pl->ws);
+	for (i = 0; i < n; i++)
+		res[i] = cand[i] != NULL && resolve(pl, cand[i], buf,
+		    sizeof(buf)) == 0 ? xstrdup(buf) : NULL;
+	do {
+		pl->nmnt = first;
+		for (i = 0; i < n; i++)
+			if (res[i] != NULL)
+				rw_at(pl, res[i]);
+		for (i = 0, changed = 0; i < n; i++)
+			if (res[i] != NULL && (resolve(pl, cand[i], buf,
+			    sizeof(buf)) != 0 || strcmp(buf, res[i]) != 0)) {
+				free(res[i]);
+				res[i] = NULL;
+				changed = 1;
+			}
+	} while (changed);
+	for (i = 0; i < n; i++) {
+		free(cand[i]);
+		free(res[i]);
 	}
 }
 
@@ -656,19 +1201,7 @@ es_sbx_plan_mounts(struct es_sbx_plan *pl, const struct es_policy *p,
 	plan_home_private(pl, p, home);
 	plan_cache(pl, p, home);
 	add_rw(pl, pl->ws);
-	for (i = 0; i < p->nrw; i++) {
-		char *e = expand(p->rw[i].s, home, pl->ws);
-
-		add_rw(pl, e);	/* keeps its own realpath */
-		free(e);
-	}
-	/* the agents' own state (es_agent_state, docs/envshim-sandbox.1) */
-	for (i = 0; i < es_agent_nstate; i++) {
-		char *e = expand(es_agent_state[i].path, home, pl->ws);
-
-		add_rw(pl, e);
-		free(e);
-	}
+	plan_rw(pl, p, home);
 	keep_shim(pl);
 	plan_hide(pl, p, home);
 	plan_log(pl, home, log);
@@ -962,24 +1495,44 @@ plan_home(struct es_sbx_plan *pl, const struct es_policy *p, const char *d,
 	pl->s_volatile = l == d;
 }
 
+/*
+ * The overlay's options, lowerdir first: the mask's two layers (when it
+ * has entries), then the real home.  NULL when they would pass the page
+ * mount(2) reads: cut there, the work directory would be another.
+ */
+static char *
+ovl_opts(const struct es_sbx_plan *pl, const char *wk, int mask)
+{
+	char opts[3 * ES_PATH_MAX + 64];
+	int n;
+
+	n = snprintf(opts, sizeof(opts), "lowerdir=%s%s,upperdir=%s,"
+	    "workdir=%s,userxattr%s", mask ? ES_SBX_MASK_A ":" ES_SBX_MASK_B
+	    ":" : "", pl->s_home, pl->s_up, wk,
+	    pl->s_volatile ? ",volatile" : "");
+	return n < 0 || n > ES_MOUNT_DATA_MAX ? NULL : xstrdup(opts);
+}
+
 void
 es_sbx_workdir(struct es_sbx_plan *pl, const char *name)
 {
-	char wk[ES_PATH_MAX], opts[3 * ES_PATH_MAX + 64];
-	int n;
+	char wk[ES_PATH_MAX], *bare;
 
-	pl->s_ovl = NULL;
+	pl->s_ovl = pl->s_ovl_bare = NULL;
 	if (pl->s_home == NULL || snprintf(wk, sizeof(wk), "%s/work/%s",
-	    pl->s_layer, name) >= (int)sizeof(wk))
+	    pl->s_layer, name) >= (int)sizeof(wk) ||
+	    (bare = ovl_opts(pl, wk, 0)) == NULL)
 		return;
-	/* longer options would be cut at the page: a truncated workdir */
-	n = snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,"
-	    "userxattr%s", pl->s_home, pl->s_up, wk,
-	    pl->s_volatile ? ",volatile" : "");
-	if (n < 0 || n > ES_MOUNT_DATA_MAX ||
-	    (mkdir(wk, 0700) == -1 && errno != EEXIST))
+	/* a directory of this user's, made now: never a link */
+	if ((mkdir(wk, 0700) == -1 && errno != EEXIST) || !own_dir(wk)) {
+		free(bare);
 		return;
-	pl->s_ovl = xstrdup(opts);
+	}
+	plan_mask(pl);
+	if (pl->nmask > 0 && (pl->s_ovl = ovl_opts(pl, wk, 1)) != NULL)
+		pl->s_ovl_bare = bare;
+	else
+		pl->s_ovl = bare;
 }
 
 /*
@@ -1026,17 +1579,20 @@ es_sbx_plan_session(struct es_sbx_plan *pl, const struct es_policy *p,
 /*
  * A small file's text, NUL-terminated, in one read (a /proc or sysctl
  * file, the session's keeper file): its length, or -1 when it cannot be
- * read or is empty.  flags add to O_RDONLY | O_CLOEXEC.
+ * read, is empty, or is no file (a fifo would hold the read).  flags add
+ * to O_RDONLY | O_CLOEXEC.
  */
 ssize_t
 es_sbx_read_small(const char *path, int flags, char *buf, size_t len)
 {
+	struct stat st;
 	ssize_t n;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | flags)) == -1)
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags)) == -1)
 		return -1;
-	n = read(fd, buf, len - 1);
+	n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ?
+	    read(fd, buf, len - 1) : -1;
 	close(fd);
 	if (n <= 0)
 		return -1;

@@ -26,7 +26,8 @@ enum es_sbx_step {
 	ES_S_MAP_UID, ES_S_SETGROUPS, ES_S_MAP_GID, ES_S_SETUID, ES_S_ROOT_RO,
 	ES_S_BIND,
 	ES_S_WRITABLE, ES_S_TMP, ES_S_DEV, ES_S_DEVNODE, ES_S_PTS, ES_S_SHM,
-	ES_S_HIDE, ES_S_HOME, ES_S_RO_OPEN, ES_S_RO_LINK, ES_S_RO_PIN, ES_S_RO,
+	ES_S_HIDE, ES_S_HOME, ES_S_MASK, ES_S_RO_OPEN, ES_S_RO_LINK,
+	ES_S_RO_PIN, ES_S_RO,
 	ES_S_PROC, ES_S_PROC_COVER, ES_S_CHDIR, ES_S_NSID, ES_S_CAPS, ES_S_SETSID,
 	ES_S_KEYRING, ES_S_SECCOMP, ES_S_LANDLOCK, ES_S_PDEATHSIG, ES_S_PARENT,
 	ES_S_TTY, ES_S_FORK, ES_S_EXEC
@@ -60,6 +61,38 @@ struct es_sbx_mnt {
 	const char	*src;		/* CACHE: its directory in the layer */
 	const char	*stub;		/* HIDE_FILE: the placeholder's text, or NULL */
 	int		 tree;		/* idmap: its idmapped copy, fd + 1 */
+	const char	*at;		/* HIDE: where mounted (canon_hide) */
+};
+
+/* Where a mount goes: a hidden path at its path without a link. */
+#define ES_MNT_AT(m)	((m)->at != NULL ? (m)->at : (m)->path)
+
+/*
+ * The home's mask (plan.c, plan_mask; mount.c, home_mask): two small
+ * lower layers between the home's layer and the real home, rebuilt with
+ * each view, so a hidden path is hidden whatever appears below it later.
+ * Layer A holds empty files and directories, layer B whiteouts: a
+ * directory in A above a whiteout in B shows A's (empty) directory and
+ * nothing of the real one.  On a tmpfs init mounts on /dev while it
+ * mounts the overlay.
+ */
+#define ES_SBX_MASK	"/dev"
+#define ES_SBX_MASK_A	ES_SBX_MASK "/a"
+#define ES_SBX_MASK_B	ES_SBX_MASK "/b"
+enum es_sbx_mask_kind {
+	ES_MASK_DIR,	/* A, B: a directory of the real home, on the way */
+	ES_MASK_FILE,	/* A: an empty file over a hidden file */
+	ES_MASK_HIDDEN,	/* A: an empty directory, B: a whiteout */
+	ES_MASK_GONE,	/* B: a whiteout over a path missing now */
+	ES_MASK_KEPT	/* A: a mount point, src bound on it read-only */
+};
+struct es_sbx_mask {
+	int		 kind;
+	int		 dir;	/* KEPT: src is a directory */
+	int		 b;	/* DIR, HIDDEN: in B too (not below a whiteout) */
+	unsigned int	 mode;	/* DIR, HIDDEN: the real directory's */
+	const char	*rel;	/* below the home, no leading '/' */
+	const char	*src;	/* KEPT: the real entry, at its path */
 };
 
 /* distinct placeholder texts of one view (mount.c): es_hide_list's stubs */
@@ -117,6 +150,9 @@ struct es_sbx_plan {
 	const char	*s_vartmp;	/* the session's var-tmp/: /var/tmp */
 	const char	*s_home;	/* the home, under the session's layer, */
 	const char	*s_ovl;		/* ... with these overlay options, or NULL */
+	const char	*s_ovl_bare;	/* ... these without the mask */
+	struct es_sbx_mask *masks;	/* the home's mask (plan_mask), ... */
+	size_t		 nmask;		/* ... directories first */
 	const char	*s_up;		/* the home's layer (upper), or NULL */
 	const char	*s_layer;	/* ... in this directory, with work/ */
 	int		 s_volatile;	/* ... discarded with the session */

@@ -268,6 +268,8 @@ reachable() {
 	if unshare -Urm true 2>/dev/null; then
 		grep -qx 'ok   session: each agent run gets its own /tmp and a copy-on-write home (overlayfs in a user namespace)' <<<"$output"
 		grep -qx '     home layer: discarded with the session' <<<"$output"
+		# the mask, tried as the sandbox makes it
+		grep -qx '     a credential file made in the home while a shell runs is hidden from it too (whiteouts below the layer)' <<<"$output"
 	fi
 	# a home overlay's options cannot carry: the fallback, with the caches it takes
 	h="$BATS_TEST_TMPDIR/ho:me"
@@ -275,7 +277,7 @@ reachable() {
 	HOME=$h run "$COPY/envshim" doctor
 	grep -qx -- "--   session home: fallback: the home's path $h holds ',', ':' or '\\\\', which overlay's options cannot carry" <<<"$output"
 	grep -qx "     the caches' directories are the session's, writable: ~/.cache ~/.npm" <<<"$output"
-	grep -q "fix: a home path without ',' ':' '\\\\'" <<<"$output"
+	grep -q "a credential file made or renamed into place in the home while a shell runs is readable by that shell until it ends; fix: a home path without ',' ':' '\\\\'" <<<"$output"
 	# home-layer workspace: where the kept layers are
 	printf 'home-layer workspace\n' >"$BATS_TEST_TMPDIR/p"
 	chmod 600 "$BATS_TEST_TMPDIR/p"

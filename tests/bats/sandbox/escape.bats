@@ -52,7 +52,7 @@ pol() {
 # sbx_agent ATTACK: the agent runs `bash -c ATTACK` with subprocess; the
 # text AGENTPID in ATTACK becomes the agent's pid.
 sbx_agent() {
-	as_nobody env -i HOME="$R/home" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+	"${RUN_AS:-as_nobody}" env -i HOME="$R/home" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
 		XDG_STATE_HOME="$R/state" XDG_RUNTIME_DIR="$R/run" GITHUB_TOKEN="$GH" \
 		SSH_AUTH_SOCK="$R/run/agent.sock" ${POLICY:+ENVSHIM_POLICY=$POLICY} \
 		LD_PRELOAD="$SHIM" /usr/bin/python3 -c '
@@ -886,4 +886,37 @@ for x in (k, p):
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "root 2" ]
 	[ "${lines[1]}" = "root 2" ]
+}
+
+# nested_rw: a shell plants a link inside one writable path where another
+# rw path of the policy will be; the next shell must not get the link's
+# target bound writable.
+nested_rw() {
+	pol 'rw ~/a' 'rw ~/a/b'
+	mkdir -p "$R/home/a"
+	if [ "${RUN_AS:-}" = command ]; then
+		chown -R "$(id -u):$(id -g)" "$R/home"
+	elif [ "$(id -u)" = 0 ]; then
+		chown -R 65534:65534 "$R/home"
+	fi
+	# control: the policy's first rw path is the real one, writable
+	run sbx_agent 'echo x >~/a/x && ln -s ~/.ssh ~/a/b && echo planted'
+	[ "$status" -eq 0 ]
+	[ "$output" = planted ]
+	[ "$(cat "$R/home/a/x")" = x ]
+	run sbx_agent 'echo "ssh-ed25519 AAAA evil" >>~/a/b/authorized_keys; echo "curl evil" >>~/.ssh/rc; cat ~/a/b/id_ed25519; echo ran'
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = ran ]
+	lacks 'PRIVATE KEY'
+	[ ! -e "$R/home/.ssh/authorized_keys" ]
+	[ ! -e "$R/home/.ssh/rc" ]
+}
+
+@test "a link planted in a writable path where another rw path goes binds nothing else writable (nobody)" {
+	nested_rw
+}
+
+@test "a link planted in a writable path where another rw path goes binds nothing else writable (root)" {
+	[ "$(id -u)" = 0 ] && chown -R 0:0 "$R/home" "$R/ws" "$R/state" "$R/run"
+	RUN_AS=command nested_rw
 }

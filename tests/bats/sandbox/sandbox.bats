@@ -299,14 +299,33 @@ for p in sys.argv[3:]:
 	[ ! -e "$WS/.git/hooks/post-checkout" ]
 }
 
-@test "a symlink planted at a protected path is refused, not followed" {
-	mkdir -p "$WS/.git" "$WS/elsewhere"
-	ln -s ../elsewhere "$WS/.git/hooks"
+@test "a symlink planted at a protected path is covered, not followed, and later commands run" {
+	mkdir -p "$WS/elsewhere"
 	[ "$(id -u)" = 0 ] && chown -hR 65534:65534 "$WS"
-	run sbx -- sh -c 'echo ran'
-	[ "$status" -eq 125 ]
-	[[ "$output" == "envshim: refused sh: sandbox setup failed: ro path is a symlink .git/hooks: "* ]]
-	[[ "$output" != *ran* ]]
+	# a shell in a workspace without a repository plants the links git
+	# would follow: its hooks, and a whole .git in another one
+	run sbx -- sh -c 'mkdir .git && ln -s ../elsewhere .git/hooks && ln -s elsewhere/cfg .git/config && echo planted'
+	[ "$status" -eq 0 ]
+	run sbx -- sh -c 'echo evil >.git/hooks/pre-commit 2>&1 || echo hooks-ro
+	    echo "[core] fsmonitor = x" >.git/config 2>&1 || echo config-ro
+	    rm .git/hooks 2>&1 || echo pinned; wc -c <.git/hooks; echo ran'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *hooks-ro* ]]
+	[[ "$output" == *config-ro* ]]
+	[[ "$output" == *pinned* ]]
+	[ "${lines[-2]}" = 0 ]
+	[ "${lines[-1]}" = ran ]
+	[ ! -e "$WS/elsewhere/pre-commit" ]
+	[ ! -e "$WS/elsewhere/cfg" ]
+	[ -L "$WS/.git/hooks" ]
+	rm -rf "$WS/.git"
+	run sbx -- sh -c 'ln -s elsewhere .git && echo planted'
+	[ "$status" -eq 0 ]
+	run sbx -- sh -c 'echo evil >.git/config 2>&1 || echo git-ro; echo ran'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *git-ro* ]]
+	[ "${lines[-1]}" = ran ]
+	[ ! -e "$WS/elsewhere/config" ]
 }
 
 @test "a policy ro path is read-only too" {

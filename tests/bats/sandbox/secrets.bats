@@ -467,6 +467,39 @@ EOF
 	grep -qx "$MARK" "$R/out"
 }
 
+@test "GAP: without the session's copy-on-write home, a credential file made while a shell runs is readable by it" {
+	mkdir -p "$H/.config"
+	mkfifo "$WS/up" "$WS/go"
+	chmod 666 "$WS/up" "$WS/go"
+	own
+	# the helper run directly: no session, the home is the real one, read
+	# only, with placeholders on what exists when the shell starts
+	sbx -- sh -c 'echo up >up; read _ <go; cat ~/.config/gh/hosts.yml' >"$R/out" 2>&1 &
+	BGPID=$!
+	cat "$WS/up" >/dev/null
+	as_nobody sh -c "mkdir -p '$H/.config/gh' && echo 'oauth_token: $MARK' >'$H/.config/gh/hosts.yml'"
+	echo go >"$WS/go"
+	wait "$BGPID"
+	BGPID=
+	grep -q "$MARK" "$R/out"
+	# the next shell does not read it
+	run -0 sbx -- sh -c 'cat ~/.config/gh/hosts.yml; echo end'
+	lacks "$MARK"
+}
+
+@test "a link a shell leaves in the workspace where a hide line matches moves no placeholder elsewhere" {
+	echo "$MARK" >"$WS/.env"
+	own
+	pol 'hide .env*'
+	# a link to the system's programs, to the C library, to the home
+	run -0 sbx -- sh -c 'cat .env; ln -s /usr/bin .env.bin; ln -s /lib .env.lib; ln -s ~ .env.home; echo planted'
+	[ "$output" = planted ]
+	run -0 sbx -- sh -c 'cat .env; ls /usr/bin | grep -cx sh; ls ~ | grep -c .; echo ran'
+	lacks "$MARK"
+	[ "${lines[0]}" = 1 ]
+	[ "${lines[-1]}" = ran ]
+}
+
 @test "reveal re-shows exactly its one entry, and envshim policy shows where" {
 	echo "$MARK-npmrc" >"$H/.npmrc"
 	echo "$MARK-yarnrc" >"$H/.yarnrc"

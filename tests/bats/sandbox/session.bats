@@ -21,6 +21,10 @@ setup() {
 teardown() {
 	[ -z "${BGPID:-}" ] || kill_tree "$BGPID"
 	[ -z "${sock:-}" ] || rm -f "$sock"
+	if [ -n "${R:-}" ]; then
+		cd /
+		rm -rf "$R"
+	fi
 	return 0
 }
 
@@ -753,4 +757,369 @@ kept() {
 	[ "$(cat "$HOME"/.local/state/envshim/layers/*/home/.cache/blob)" = warm ]
 	run kept "$WS" 'cat ~/.cache/blob'
 	[ "$output" = warm ]
+}
+
+# ---- a login made during a run; what a call leaves where the session's mounts go ----
+
+# lr WHO: a home, workspace and state directory outside /tmp (in /var/tmp,
+# the session's /var/tmp covers it: the helper binds them back) for WHO,
+# nobody or the suite's own user (root in CI), and the build where WHO
+# reaches it.
+lr() {
+	WHO=$1
+	R=$(mktemp -d /var/tmp/envshim-login.XXXXXX)
+	chmod 755 "$R"
+	mkdir -p "$R/home" "$R/ws" "$R/state" "$R/bin"
+	cp "$SHIM" "$R/bin/libenvshim.so"
+	cp "$HELPER" "$R/bin/envshim-sandbox"
+	chmod -R a+rX "$R/bin"
+	LSHIM=$R/bin/libenvshim.so
+	LH=$R/home
+	WS=$R/ws
+	cd "$WS"
+}
+
+# lr_own: the tree is WHO's.
+lr_own() {
+	if [ "$WHO" = nobody ] && [ "$(id -u)" = 0 ]; then
+		chown -hR 65534:65534 "$R/home" "$R/ws" "$R/state"
+	fi
+	return 0
+}
+
+# lpy CODE: python3 as the agent, as WHO, the shim preloaded; call(S)
+# runs S in one sandboxed shell, up() waits until a call has written
+# "up" to the fifo up, go() lets it on through the fifo go, rebuild()
+# changes a path the held view watches, so the next call gets a new one.
+lpy() {
+	local as=()
+	if [ "$WHO" = nobody ] && [ "$(id -u)" = 0 ]; then
+		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	fi
+	"${as[@]}" env -i HOME="$LH" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+		XDG_STATE_HOME="$R/state" LD_PRELOAD="$LSHIM" ${LPOLICY:+ENVSHIM_POLICY=$LPOLICY} \
+		python3 -u -c '
+import os, subprocess, sys
+h = os.environ["HOME"]
+sess = os.path.dirname(os.environ["TMPDIR"])
+def call(s):
+    r = subprocess.run(["bash", "-c", s])
+    print("status", r.returncode, flush=True)
+def up():
+    open("up").read()
+def go():
+    open("go", "w").write("go\n")
+def keeper():
+    return open(sess + "/keeper").read().split()[0]
+def rebuild():
+    open(h + "/.gitconfig", "a").write("# view %s\n" % keeper())
+'"$1" "${@:2}"
+}
+
+# lr_fifos: the two fifos a running call and the agent meet at.
+lr_fifos() {
+	mkfifo "$WS/up" "$WS/go"
+	chmod 666 "$WS/up" "$WS/go"
+	lr_own
+}
+
+# A call holds on until the agent has logged in (to gh, AWS, Claude
+# Code, a new ssh key, Claude's backup of ~/.claude.json, docker), then
+# reads every file the login made.
+LOGIN_CALL='cat ~/.ssh/known_hosts; echo up >up; read _ <go
+for f in ~/.config/gh/hosts.yml ~/.aws/credentials ~/.claude/.credentials.json \
+    ~/.ssh/id_new ~/.claude.json.backup ~/.docker/config.json ~/.claude.json; do
+	cat "$f" 2>/dev/null
+done
+cat ~/notes.txt; ls -A ~/.ssh; echo end'
+LOGIN='
+os.makedirs(h + "/.config/gh")
+open(h + "/.config/gh/hosts.yml", "w").write("oauth_token: LOGINSECRET\n")
+os.makedirs(h + "/.aws")
+open(h + "/.aws/credentials", "w").write("aws_secret_access_key = LOGINSECRET\n")
+open(h + "/.claude/.credentials.json", "w").write("{\"LOGINSECRET\": 1}\n")
+open(h + "/.ssh/id_new", "w").write("LOGINSECRET\n")
+open(h + "/.claude.json.backup", "w").write("{\"LOGINSECRET\": 1}\n")
+os.makedirs(h + "/.docker")
+open(h + "/.docker/config.json", "w").write("{\"auths\": \"LOGINSECRET\"}\n")
+open(h + "/.claude.json.new", "w").write("{\"LOGINSECRET\": 1}\n")
+os.rename(h + "/.claude.json.new", h + "/.claude.json")
+open(h + "/notes.txt", "w").write("visible\n")
+'
+
+# login_running: the login while a call runs, then the next call.
+login_running() {
+	mkdir -p "$LH/.ssh" "$LH/.claude" "$LH/.config"
+	echo "example.org ssh-ed25519 AAAAkept" >"$LH/.ssh/known_hosts"
+	echo '{}' >"$LH/.claude.json"
+	lr_fifos
+	run lpy '
+p = subprocess.Popen(["bash", "-c", sys.argv[1]])
+up()
+'"$LOGIN"'
+go()
+p.wait()
+call("cat ~/.config/gh/hosts.yml ~/.aws/credentials ~/.claude/.credentials.json ~/.ssh/id_new ~/.claude.json.backup ~/.docker/config.json 2>/dev/null; cat ~/notes.txt")
+' "$LOGIN_CALL"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "example.org ssh-ed25519 AAAAkept" ]
+	lacks LOGINSECRET
+	# the running call still sees the home as it is (the control: the
+	# test can fail), and ~/.ssh as it was, but for the new key
+	[ "$(grep -cx visible <<<"$output")" = 2 ]
+	grep -qx known_hosts <<<"$output"
+	lacks -x id_new
+	grep -qx end <<<"$output"
+	grep -qx "status 0" <<<"$output"
+	grep -q LOGINSECRET "$LH/.ssh/id_new"
+}
+
+@test "a login made while a call runs is hidden from that call, and from the next (nobody)" {
+	lr nobody
+	login_running
+}
+
+@test "a login made while a call runs is hidden from that call, and from the next (root)" {
+	lr "$(id -un)"
+	login_running
+}
+
+@test "a reveal line still shows what a login makes during a run; a kept layer keeps nothing of the mask" {
+	lr nobody
+	mkdir -p "$LH/.claude"
+	lr_fifos
+	printf 'home-layer workspace\n' >"$R/kept.policy"
+	printf 'home-layer workspace\nreveal ~/.npmrc\n' >"$R/reveal.policy"
+	chmod 644 "$R"/*.policy
+	[ "$WHO" != nobody ] || [ "$(id -u)" != 0 ] || chown 65534:65534 "$R"/*.policy
+	# run 1: the token and the login appear while a call runs: hidden
+	LPOLICY=$R/kept.policy run lpy '
+p = subprocess.Popen(["bash", "-c", "echo up >up; read _ <go; cat ~/.npmrc ~/.claude/.credentials.json 2>&1 | sed s/^.*:/cat:/; echo end"])
+up()
+open(h + "/.npmrc", "w").write("//r/:_authToken=REVEALED\n")
+open(h + "/.claude/.credentials.json", "w").write("LOGINSECRET\n")
+go()
+p.wait()
+'
+	[ "$status" -eq 0 ]
+	lacks -e REVEALED -e LOGINSECRET
+	grep -qx end <<<"$output"
+	# run 2, the same kept layer, revealing ~/.npmrc: a running call sees
+	# it rewritten, and the rest stays hidden
+	LPOLICY=$R/reveal.policy run lpy '
+p = subprocess.Popen(["bash", "-c", "cat ~/.npmrc; echo up >up; read _ <go; cat ~/.npmrc ~/.claude/.credentials.json 2>/dev/null; echo end"])
+up()
+open(h + "/.npmrc", "w").write("//r/:_authToken=REVEALED-AGAIN\n")
+go()
+p.wait()
+'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "//r/:_authToken=REVEALED" ]
+	[ "${lines[1]}" = "//r/:_authToken=REVEALED-AGAIN" ]
+	lacks LOGINSECRET
+	grep -qx end <<<"$output"
+}
+
+# plant PATH SHAPE: what a call puts where a mount of the session goes:
+# the path moved away (or removed), then a link, a file, a fifo, or a
+# directory of another shape, full of entries.
+PLANT='plant() {
+	mv "$1" "$1.moved.$$" 2>/dev/null || rm -rf "$1" 2>/dev/null
+	case $2 in
+	link) ln -s /nonexistent "$1" ;;
+	file) echo planted >"$1" ;;
+	fifo) mkfifo "$1" ;;
+	dir) mkdir -p "$1" && for i in $(seq 200); do : >"$1/f$i"; done && : >"$1/$3" ;;
+	esac 2>/dev/null
+	true
+}'
+
+# planted_tmp SHAPE: a call plants SHAPE where the session's own /tmp
+# path (the agent's TMPDIR) and the workspace's and the home's mount
+# points in /var/tmp are made; the next call, in the same view, and the
+# one after, in a view built anew, still run in their workspace with
+# their TMPDIR.
+planted_tmp() {
+	lr_own
+	run lpy '
+call(sys.argv[1] + """
+for p in "$TMPDIR" "$PWD"; do
+	case $p in /tmp/*) d=/tmp ;; /var/tmp/*) d=/var/tmp ;; *) continue ;; esac
+	t=${p#$d/}; rest=${t#*/}
+	plant "$d/${t%%/*}" "$SHAPE" "${rest%%/*}"
+done
+echo planted
+""")
+check = "echo ok >\"$TMPDIR/f\" && cat \"$TMPDIR/f\" && pwd && echo x >in-ws && cat in-ws"
+call(check)
+k = keeper()
+rebuild()
+call(check)
+print("new view", keeper() != k)
+' "$PLANT"$'\n'"SHAPE=$1"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = planted ]
+	[ "${lines[1]}" = "status 0" ]
+	for i in 2 6; do
+		[ "${lines[i]}" = ok ]
+		[ "${lines[i+1]}" = "$WS" ]
+		[ "${lines[i+2]}" = x ]
+		[ "${lines[i+3]}" = "status 0" ]
+	done
+	[ "${lines[-1]}" = "new view True" ]
+	[ "$(cat "$WS/in-ws")" = x ]
+}
+
+@test "the session's /tmp and /var/tmp mount points replaced by a link: later calls still run (nobody)" {
+	lr nobody
+	planted_tmp link
+}
+
+@test "the session's /tmp and /var/tmp mount points replaced by a file: later calls still run (nobody)" {
+	lr nobody
+	planted_tmp file
+}
+
+@test "the session's /tmp and /var/tmp mount points replaced by a fifo: later calls still run (nobody)" {
+	lr nobody
+	planted_tmp fifo
+}
+
+@test "the session's /tmp and /var/tmp mount points replaced by a full directory of another shape: later calls still run (nobody)" {
+	lr nobody
+	planted_tmp dir
+}
+
+@test "the session's /tmp and /var/tmp mount points replaced by a link: later calls still run (root)" {
+	lr "$(id -un)"
+	planted_tmp link
+}
+
+@test "the session's /tmp and /var/tmp mount points replaced by a full directory of another shape: later calls still run (root)" {
+	lr "$(id -un)"
+	planted_tmp dir
+}
+
+# planted_home: a call plants a link, a file and a fifo where a login
+# will make a hidden directory, and a directory where one will make a
+# hidden file; then the login comes, outside.  The next calls, in the
+# same view and in a new one, run, and the secrets stay hidden.
+planted_home() {
+	mkdir -p "$LH/.claude" "$LH/.config"
+	lr_own
+	run lpy '
+call("ln -s /usr ~/.config/gh; : >~/.azure; mkfifo ~/.kube; mkdir -p ~/.claude/.credentials.json/x; echo planted")
+os.makedirs(h + "/.config/gh")
+open(h + "/.config/gh/hosts.yml", "w").write("oauth_token: LOGINSECRET\n")
+os.makedirs(h + "/.azure")
+open(h + "/.azure/msal_token_cache.json", "w").write("LOGINSECRET\n")
+os.makedirs(h + "/.kube")
+open(h + "/.kube/config", "w").write("token: LOGINSECRET\n")
+open(h + "/.claude/.credentials.json", "w").write("LOGINSECRET\n")
+read = "cat ~/.config/gh/hosts.yml ~/.azure/msal_token_cache.json ~/.kube/config ~/.claude/.credentials.json 2>/dev/null; ls /usr | grep -cx bin"
+call("echo joined; " + read)
+rebuild()
+call("echo rebuilt; " + read)
+'
+	[ "$status" -eq 0 ]
+	lacks LOGINSECRET
+	[ "${lines[0]}" = planted ]
+	[ "${lines[1]}" = "status 0" ]
+	[ "${lines[2]}" = joined ]
+	[ "${lines[3]}" = 1 ]
+	[ "${lines[4]}" = "status 0" ]
+	[ "${lines[5]}" = rebuilt ]
+	[ "${lines[6]}" = 1 ]
+	[ "${lines[7]}" = "status 0" ]
+}
+
+@test "a call's link, file, fifo or directory where a login will make a hidden path stops no later call (nobody)" {
+	lr nobody
+	planted_home
+}
+
+@test "a call's link, file, fifo or directory where a login will make a hidden path stops no later call (root)" {
+	lr "$(id -un)"
+	planted_home
+}
+
+# planted_state SHAPE: a call plants SHAPE where Claude Code's
+# session-env (bound writable at its real path) will appear; Claude makes
+# it, outside.  The next call writes a hook's exports there.
+planted_state() {
+	mkdir -p "$LH/.claude"
+	lr_own
+	run lpy '
+call(sys.argv[1] + "\nplant ~/.claude/session-env " + sys.argv[2] + " s1; echo planted")
+os.makedirs(h + "/.claude/session-env/s1")
+call("echo export X=1 >~/.claude/session-env/s1/hook.sh && echo hook")
+' "$PLANT" "$1"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = planted ]
+	[ "${lines[2]}" = hook ]
+	[ "${lines[3]}" = "status 0" ]
+	[ "$(cat "$LH/.claude/session-env/s1/hook.sh")" = "export X=1" ]
+}
+
+@test "Claude Code's session-env made where a call left a link, a file or a fifo: the next call writes it (nobody)" {
+	lr nobody
+	for shape in link file fifo; do
+		planted_state "$shape"
+		rm -rf "$LH/.claude/session-env" "$R/state/envshim"
+	done
+}
+
+@test "Claude Code's session-env made where a call left a link, a file or a fifo: the next call writes it (root)" {
+	lr "$(id -un)"
+	for shape in link file fifo; do
+		planted_state "$shape"
+		rm -rf "$LH/.claude/session-env" "$R/state/envshim"
+	done
+}
+
+@test "a file the agent runs from its TMPDIR, replaced by a link to the host's /tmp, does not bring that file in" {
+	lr nobody
+	lr_own
+	host=$(mktemp /tmp/envshim-host.XXXXXX)
+	printf '#!/bin/sh\necho HOSTMARK\n' >"$host"
+	chmod 755 "$host"
+	run lpy '
+t = os.environ["TMPDIR"]
+open(t + "/tool.sh", "w").write("#!/bin/sh\necho tool\n")
+os.chmod(t + "/tool.sh", 0o755)
+print("first", subprocess.run([t + "/tool.sh"], capture_output=True, text=True).stdout.strip())
+call("ln -sf " + sys.argv[1] + " \"$TMPDIR/tool.sh\"; echo planted")
+r = subprocess.run([t + "/tool.sh"], capture_output=True, text=True)
+print("second", r.returncode, r.stdout.strip())
+call("cat " + sys.argv[1] + " 2>&1 | sed s/^.*:/cat:/")
+' "$host"
+	rm -f "$host"
+	[ "$status" -eq 0 ]
+	grep -qx "first tool" <<<"$output"
+	grep -qx planted <<<"$output"
+	lacks HOSTMARK
+	grep -qx "cat: No such file or directory" <<<"$output"
+}
+
+@test "home-layer workspace without the overlay: a link an earlier run left where a cache's directory is does not stop the run" {
+	printf 'home-layer workspace\n' >"$BATS_TEST_TMPDIR/kept.policy"
+	chmod 644 "$BATS_TEST_TMPDIR/kept.policy"
+	# options longer than the kernel reads: the fallback binds the caches
+	HOME=$HOME/$(printf 'h%.0s' $(seq 200))/$(printf 'o%.0s' $(seq 200))/$(printf 'm%.0s' $(seq 200))/$(printf 'e%.0s' $(seq 200))/$(printf 'x%.0s' $(seq 200))/$(printf 'y%.0s' $(seq 200))/$(printf 'z%.0s' $(seq 200))
+	mkdir -p "$HOME/.cache" "$HOME/.npm"
+	[ "$(id -u)" != 0 ] || chown -R 65534:65534 "$BATS_TEST_TMPDIR/kept.policy" "$BATS_TEST_TMPDIR/home"
+	run kept "$WS" 'echo warm >~/.cache/blob && echo wrote'
+	[ "$output" = wrote ]
+	# what a command of a run with the overlay can leave in the kept
+	# layer: its ~/.npm a link, its ~/.cache a file
+	layer=$(echo "$HOME"/.local/state/envshim/layers/*)
+	rm -rf "$layer/home/.npm" "$layer/home/.cache"
+	ln -s /nonexistent "$layer/home/.npm"
+	echo planted >"$layer/home/.cache"
+	[ "$(id -u)" != 0 ] || chown -h 65534:65534 "$layer/home/.npm" "$layer/home/.cache"
+	run kept "$WS" 'echo again >~/.cache/blob && cat ~/.cache/blob && ls -A ~/.npm | wc -l'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = again ]
+	[ "${lines[1]}" = 0 ]
+	[ ! -e "$HOME/.cache/blob" ]
 }
