@@ -112,6 +112,7 @@ struct es_shim {
 	char			*log_path;
 	char			*home;		/* $HOME at load; "" unknown */
 	char			*layers;	/* the kept layers (es_layer_dir) */
+	char			*sessions;	/* the sessions' base (es_session_base) */
 	char			*e_preload;
 	char			*e_agent;
 	char			*e_agent_self;	/* e_agent marked: "you are the agent" */

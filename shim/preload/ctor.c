@@ -209,6 +209,7 @@ writable_places(struct es_shim *s)
 {
 	const char *h = getenv("HOME");
 	char buf[ES_PATH_MAX];
+	size_t top;
 	char *t;
 
 	if (s->broken || s->inside || s->pol.nprograms == 0)
@@ -219,6 +220,10 @@ writable_places(struct es_shim *s)
 	if (es_layer_dir(h, NULL, buf, sizeof(buf)) == 0 &&
 	    (t = es_text_put(s, ES_PATH_MAX, NULL, buf)) != NULL)
 		s->layers = t;
+	/* every run's session: its tmp/ and home/ are its commands' to write */
+	if (es_session_base(buf, sizeof(buf), &top) == 0 &&
+	    (t = es_text_put(s, ES_PATH_MAX, NULL, buf)) != NULL)
+		s->sessions = t;
 }
 
 /*
@@ -651,9 +656,14 @@ es_shim_init(struct es_shim *s, char **argv)
 		s->self_pid = getpid();
 		if (s->pol.protect_self)
 			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	} else if (!s->broken && s->program != 0 && s->pol.protect_self)
+	} else if (!s->broken && s->program != 0) {
+		/* an env launcher of the rule's program becomes it in place */
+		s->self_launcher = is_launcher(s);
+		s->self_pid = getpid();
 		/* What a program rule kept is as secret as the agent's. */
-		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		if (s->pol.protect_self)
+			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	}
 }
 
 /*

@@ -113,7 +113,20 @@ exec_one(const struct req *r, const char *path, int search)
 		pl.handover = t.handed_to;
 	pl.agent = t.agent;
 	pl.program = es_program_for(&st, &t, target, r->argv, 0, &pl.withhold);
-	pl.action = es_decide(&st, &t, pl.withhold ? 0 : pl.program, &why);
+	/*
+	 * A program rule's env launcher (npx's "#!/usr/bin/env node") turning
+	 * itself into its program is still that program: it stays where the
+	 * rule's launch ran, outside, unless what it becomes is a file a
+	 * sandboxed command could have written.  A fork child has a pid of
+	 * its own.
+	 */
+	if (st.program != 0 && st.self_launcher && !st.inside && t.found &&
+	    !t.shell && getpid() == st.self_pid &&
+	    !es_planted(&st, target, 0))
+		pl.action = es_decide(&st, &t, st.program, &why);
+	else
+		pl.action = es_decide(&st, &t, pl.withhold ? 0 : pl.program,
+		    &why);
 	pl.why = why;
 	/*
 	 * A file neither ELF nor "#!", which execvp runs with /bin/sh after

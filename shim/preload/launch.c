@@ -696,7 +696,8 @@ root_add(struct roots *r, const char *path)
 {
 	struct stat st;
 
-	if (r->n < ES_WRITABLE_MAX && path[0] == '/' && stat(path, &st) == 0) {
+	if (r->n < ES_WRITABLE_MAX && path != NULL && path[0] == '/' &&
+	    stat(path, &st) == 0) {
 		r->dev[r->n] = st.st_dev;
 		r->ino[r->n++] = st.st_ino;
 	}
@@ -728,16 +729,12 @@ roots(const struct es_shim *s, struct roots *r)
 {
 	const char *ws = strncmp(s->e_ws, "ENVSHIM_WORKSPACE=", 18) == 0 ?
 	    s->e_ws + 18 : "";
-	char base[48], d[24];
 	size_t i;
 
 	r->n = 0;
 	if (ws[0] == '/')
 		root_add(r, ws);
-	base[0] = '\0';
-	es_cat(base, sizeof(base), "/tmp/envshim-");
-	es_cat(base, sizeof(base), decimal(d, (unsigned long long)getuid()));
-	root_add(r, base);
+	root_add(r, s->sessions);
 	root_add(r, s->layers);
 	root_add(r, s->log_path);
 	for (i = 0; i < s->pol.nrw; i++)
