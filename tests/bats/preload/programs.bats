@@ -368,6 +368,18 @@ print(json.loads(line[8:])["result"]["serverInfo"]["name"])' <<<"$output"
 
 # ---- what the model could have written never gets a rule's names ----
 
+# no_names: the last run's server, if it ran at all, got none of the
+# rule's names.  A planted file is no configured program: under sandbox
+# all it goes to the sandbox, where a session's or layer's own directory
+# is hidden, so it may not run.
+no_names() {
+	if [[ "$output" == *"server: "* ]]; then
+		[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ]
+	else
+		[[ "$output" == *"No such file or directory"* ]]
+	fi
+}
+
 # plant_cmd FILE: the shell command that copies the server to FILE.
 plant_cmd() {
 	printf 'mkdir -p "$(dirname "%s")" && cp %s "%s" && chmod 755 "%s"' "$1" "$SRV" "$1" "$1"
@@ -387,9 +399,7 @@ files_planted_in_the_session() {
 	run mcp -- -b "$(plant_cmd '$HOME/planted/mcp_server.py')" \
 		-e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- @SESSION@/home/planted/mcp_server.py \
 		--report GITHUB_PERSONAL_ACCESS_TOKEN
-	[ "$status" -eq 0 ]
-	[[ "$(rep pid)" == [0-9]* ]]
-	[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ]
+	no_names
 	# The real server reached through a link the model can swap.
 	run mcp -- -b "ln -sf $SRV ./mcp_server.py" -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" \
 		-- "$V/ws/mcp_server.py" --report GITHUB_PERSONAL_ACCESS_TOKEN
@@ -431,9 +441,7 @@ files_planted_in_kept_layers_and_binds() {
 	for f in "$kept" "$V/shared/mcp_server.py" "$HOME/.claude/session-env/mcp_server.py"; do
 		run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- "$f" \
 			--report GITHUB_PERSONAL_ACCESS_TOKEN
-		[ "$status" -eq 0 ]
-		[[ "$(rep pid)" == [0-9]* ]]
-		[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ] || { echo "$f got it"; return 1; }
+		no_names || { echo "$f got it"; return 1; }
 	done
 	rm -rf "$V/shared" "$HOME/.claude"
 }
@@ -584,7 +592,8 @@ helpers_of_a_marked_command() {
 	hold
 	peek_held -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- "$SRV" \
 		--report GITHUB_PERSONAL_ACCESS_TOKEN --child-cmd "$HOLD"
-	grep -q ' init ' <<<"$output"
+	# root's init is uid 65532 (idmap): no process of root's to peek at
+	[ "$WHO" = root ] || grep -q ' init ' <<<"$output"
 	output=$(cat "$V/out")
 	[ "$(rep child.status)" = 0 ]
 }
