@@ -805,8 +805,13 @@ PY
 	chmod 644 "$R/ws/ukeys.py"
 	# The agent keeps a credential in its user keyring, readable by its
 	# uid (as Kerberos' KEYRING cache does), and hands the serials on.
+	# (the plain child is the control: under sandbox shells it runs outside)
+	printf 'sandbox shells\n' >"$R/shells.policy"
+	chmod 644 "$R/shells.policy"
+	SHELLS_POLICY=$R/shells.policy
 	probe() {
-		env -i HOME="$1" PATH=/usr/bin:/bin XDG_STATE_HOME="$2" LD_PRELOAD="$SHIM" python3 -c '
+		env -i HOME="$1" PATH=/usr/bin:/bin XDG_STATE_HOME="$2" LD_PRELOAD="$SHIM" \
+			ENVSHIM_POLICY="$SHELLS_POLICY" python3 -c '
 import ctypes, subprocess
 libc = ctypes.CDLL(None, use_errno=True)
 ring = libc.syscall(250, 0, -4, 1)                  # KEYCTL_GET_KEYRING_ID @u
@@ -822,7 +827,7 @@ for x in (k, p):
         libc.syscall(250, 21, x)                    # KEYCTL_INVALIDATE
 '
 	}
-	run as_nobody bash -c "$(declare -f probe); SHIM=$SHIM; probe $R/home $R/state"
+	run as_nobody bash -c "$(declare -f probe); SHIM=$SHIM; SHELLS_POLICY=$SHELLS_POLICY; probe $R/home $R/state"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "shell: read Function not implemented" ]
 	[ "${lines[1]}" = "plant Function not implemented" ]
@@ -831,7 +836,7 @@ for x in (k, p):
 	[ "$(id -u)" = 0 ] || return 0
 	mkdir -p "$R/rhome" "$R/rws"
 	cp "$R/ws/ukeys.py" "$R/rws/"
-	run bash -c "cd $R/rws; $(declare -f probe); SHIM=$SHIM; probe $R/rhome $R/rstate"
+	run bash -c "cd $R/rws; $(declare -f probe); SHIM=$SHIM; SHELLS_POLICY=$SHELLS_POLICY; probe $R/rhome $R/rstate"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "shell: read Function not implemented" ]
 	[ "${lines[1]}" = "plant Function not implemented" ]
@@ -872,9 +877,11 @@ for x in (k, p):
 	# (the workspace's, which no variable names now, is the workspace's)
 	[ "${lines[1]}" = "ssh.sock 1" ]
 	[ "${lines[2]}" = "sock=$R/run/ssh.sock" ]
-	# of the runtime dir, only the kept socket shows
-	[ "${lines[3]}" = "ssh.sock" ]
-	[ "${#lines[@]}" -eq 4 ]
+	# of the runtime dir, only the kept socket shows, and the sessions'
+	# base there (envshim/), whose stand-in holds the session's own path
+	[ "${lines[3]}" = "envshim" ]
+	[ "${lines[4]}" = "ssh.sock" ]
+	[ "${#lines[@]}" -eq 5 ]
 	[ "$(id -u)" = 0 ] || return 0
 	# root's agent, the same way
 	mkdir -p "$R/rws/.agent"
