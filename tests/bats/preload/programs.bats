@@ -373,6 +373,7 @@ print(json.loads(line[8:])["result"]["serverInfo"]["name"])' <<<"$output"
 # all it goes to the sandbox, where a session's or layer's own directory
 # is hidden, so it may not run.
 no_names() {
+	lacks -F "$TOK"
 	if [[ "$output" == *"server: "* ]]; then
 		[ "$(rep env.GITHUB_PERSONAL_ACCESS_TOKEN)" = unset ]
 	else
@@ -399,6 +400,7 @@ files_planted_in_the_session() {
 	run mcp -- -b "$(plant_cmd '$HOME/planted/mcp_server.py')" \
 		-e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- @SESSION@/home/planted/mcp_server.py \
 		--report GITHUB_PERSONAL_ACCESS_TOKEN
+	lacks -F "$TOK"
 	no_names
 	# The real server reached through a link the model can swap.
 	run mcp -- -b "ln -sf $SRV ./mcp_server.py" -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" \
@@ -441,6 +443,7 @@ files_planted_in_kept_layers_and_binds() {
 	for f in "$kept" "$V/shared/mcp_server.py" "$HOME/.claude/session-env/mcp_server.py"; do
 		run mcp -- -e GITHUB_PERSONAL_ACCESS_TOKEN="$TOK" -- "$f" \
 			--report GITHUB_PERSONAL_ACCESS_TOKEN
+		lacks -F "$TOK"
 		no_names || { echo "$f got it"; return 1; }
 	done
 	rm -rf "$V/shared" "$HOME/.claude"
