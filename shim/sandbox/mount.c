@@ -1199,10 +1199,15 @@ walk_dir(const struct es_sbx_plan *pl, int dfd, dev_t dev, int depth,
 				errno = E2BIG;
 				es_sbx_fail(pl, ES_S_HIDE, -1);
 			}
+			/* ENOENT: the daemon removed it since: nothing to hide */
 			if ((fd = openat(dfd, d->name, O_PATH | O_NOFOLLOW |
-			    O_CLOEXEC)) == -1 || mount("/dev/shm/f",
-			    fdpath(fp, sizeof(fp), fd), NULL, MS_BIND,
-			    NULL) == -1)
+			    O_CLOEXEC)) == -1) {
+				if (errno == ENOENT)
+					continue;
+				es_sbx_fail(pl, ES_S_HIDE, -1);
+			}
+			if (mount("/dev/shm/f", fdpath(fp, sizeof(fp), fd),
+			    NULL, MS_BIND, NULL) == -1 && errno != ENOENT)
 				es_sbx_fail(pl, ES_S_HIDE, -1);
 			close(fd);
 		}
@@ -1374,8 +1379,9 @@ hide_paths(const struct es_sbx_plan *pl)
 			es_sbx_put_ulong(si, sizeof(si), &off, (unsigned long)i);
 			src = si;
 		}
+		/* ENOENT: removed since it was looked up, nothing to hide */
 		if (mount(src, fdpath(fp, sizeof(fp), f), NULL, MS_BIND,
-		    NULL) == -1)
+		    NULL) == -1 && errno != ENOENT)
 			es_sbx_fail(pl, ES_S_HIDE, (int)i);
 		close(f);
 	}

@@ -658,6 +658,27 @@ mask_find(const struct es_sbx_plan *pl, const char *rel, size_t n,
 }
 
 /*
+ * A hidden directory a command may be shown a part of (reveal.c: Claude
+ * Code's projects directory, whose saved tool results of the shell's own
+ * session init binds from a submount-free clone of the home): it keeps
+ * its bind placeholder alone, which hides what it holds and what is made
+ * in it later all the same, so the clone still finds the real one.
+ */
+static int
+reveals_into(const struct es_sbx_mnt *m)
+{
+	const char *p = ES_MNT_AT(m), *cfg = getenv("CLAUDE_CONFIG_DIR");
+	size_t n = strlen(p);
+
+	if (m->kind != ES_MK_HIDE_DIR)
+		return 0;
+	if (cfg != NULL && cfg[0] == '/' && strncmp(p, cfg, strlen(cfg)) == 0 &&
+	    strcmp(p + strlen(cfg), "/projects") == 0)
+		return 1;
+	return n > 17 && strcmp(p + n - 17, "/.claude/projects") == 0;
+}
+
+/*
  * Adds rel to the mask as kind, after the directories on its way, each
  * a directory of the real home (its mode): the first word on a path
  * stands.  Below a hidden directory an entry is that placeholder's own
@@ -916,8 +937,10 @@ plan_mask(struct es_sbx_plan *pl)
 			hid[nh++] = &pl->mnt[i];
 	qsort(hid, nh, sizeof(*hid), by_length);
 	for (k = 0; k < nh; k++)
-		mask_add(pl, ES_MNT_AT(hid[k]) + hl + 1, hid[k]->kind ==
-		    ES_MK_HIDE_DIR ? ES_MASK_HIDDEN : ES_MASK_FILE, 0, NULL);
+		if (!reveals_into(hid[k]))
+			mask_add(pl, ES_MNT_AT(hid[k]) + hl + 1, hid[k]->kind ==
+			    ES_MK_HIDE_DIR ? ES_MASK_HIDDEN : ES_MASK_FILE, 0,
+			    NULL);
 	free(hid);
 	for (i = 0; i < es_hide_n + mask_pol->nhide; i++) {
 		const char *pat = i < es_hide_n ? es_hide_list[i].path :
