@@ -202,7 +202,8 @@ init_child(struct es_shim *s, char *const *vars)
  * What a program rule's check needs to know where sandboxed commands
  * write (es_planted in launch.c): the home their "~/" paths name and the
  * kept layers' directory, found as the helper finds them in this same
- * environment.  Only where a rule can apply: outside the sandbox.
+ * environment.  Only where a rule can apply: outside the sandbox, in the
+ * agent or a rule's subtree, so no other process pays for the lookups.
  */
 static void
 writable_places(struct es_shim *s)
@@ -627,7 +628,6 @@ es_shim_init(struct es_shim *s, char **argv)
 	else if (contain == 0)
 		init_child(s, environ);
 	free(cbuf);
-	writable_places(s);
 	s->forced[k++] = s->e_preload;
 	if (s->e_config[0] != '\0')
 		s->forced[k++] = s->e_config;
@@ -664,6 +664,9 @@ es_shim_init(struct es_shim *s, char **argv)
 		if (s->pol.protect_self)
 			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	}
+	/* only the agent and a rule's subtree ask es_planted */
+	if (s->is_agent || s->program != 0)
+		writable_places(s);
 }
 
 /*

@@ -52,6 +52,17 @@ struct req {
 };
 
 /*
+ * The program rule es_decide keeps outside: the one matched, unless the
+ * file is one a sandboxed command could have written (withheld: then it
+ * is no configured program, and goes where any launch goes).
+ */
+static int
+rule_of(const struct es_plan *pl)
+{
+	return pl->withhold ? 0 : pl->program;
+}
+
+/*
  * Runs one candidate.  Returns only on failure, errno set as the kernel
  * (or the refusal) left it, so PATH walks see ENOENT/EACCES unchanged.
  */
@@ -62,7 +73,7 @@ exec_one(const struct req *r, const char *path, int search)
 	struct es_plan pl;
 	char fdp[ES_PATH_MAX + 48], agentvar[ES_CAP_AGENT];
 	const char *target = path, *why;
-	int e, keep, fdfl;
+	int e, keep, fdfl, inplace;
 
 	if (r->fd >= 0)
 		es_judge(&st, AT_FDCWD, path, r->fd, 0, r->argv, &t);
@@ -103,8 +114,9 @@ exec_one(const struct req *r, const char *path, int search)
 	 * A fork or vfork child has a pid of its own, so no tool the agent
 	 * starts gets here.
 	 */
-	if (st.self_launcher && !st.inside && t.found &&
-	    getpid() == st.self_pid) {
+	inplace = st.self_launcher && !st.inside && t.found &&
+	    getpid() == st.self_pid;
+	if (inplace && st.is_agent) {
 		t.agent = 1;
 		t.shell = 0;
 		pl.agent_var = es_agent_var(agentvar, t.dev, t.ino, t.script, 1);
@@ -115,18 +127,12 @@ exec_one(const struct req *r, const char *path, int search)
 	pl.program = es_program_for(&st, &t, target, r->argv, 0, &pl.withhold);
 	/*
 	 * A program rule's env launcher (npx's "#!/usr/bin/env node") turning
-	 * itself into its program is still that program: it stays where the
-	 * rule's launch ran, outside, unless what it becomes is a file a
-	 * sandboxed command could have written.  A fork child has a pid of
-	 * its own.
+	 * itself into its program in place is still that program (never the
+	 * agent): it stays where the rule's launch ran, outside, unless what
+	 * it becomes is a file a sandboxed command could have written.
 	 */
-	if (st.program != 0 && st.self_launcher && !st.inside && t.found &&
-	    !t.shell && getpid() == st.self_pid &&
-	    !es_planted(&st, target, 0))
-		pl.action = es_decide(&st, &t, st.program, &why);
-	else
-		pl.action = es_decide(&st, &t, pl.withhold ? 0 : pl.program,
-		    &why);
+	pl.action = es_decide(&st, &t, inplace && st.program != 0 && !t.shell &&
+	    !es_planted(&st, target, 0) ? st.program : rule_of(&pl), &why);
 	pl.why = why;
 	/*
 	 * A file neither ELF nor "#!", which execvp runs with /bin/sh after
@@ -492,8 +498,8 @@ spawn_common(const char *hook, pid_t *pidp, int *pidfd, const char *file,
 	 * A missing file is the child's error to report (posix_spawn returns
 	 * it); planning still filters, so nothing unfiltered ever runs.
 	 */
-	pl.action = t.found ? es_decide(&st, &t,
-	    pl.withhold ? 0 : pl.program, &why) : ES_A_RUN;
+	pl.action = t.found ? es_decide(&st, &t, rule_of(&pl), &why) :
+	    ES_A_RUN;
 	pl.why = t.found ? why : NULL;
 	if (es_plan_make(&st, &pl, argv, NULL) != 0) {
 		es_log_refusal(&st, hook, path, argv, pl.why, 0);
